@@ -1,0 +1,5 @@
+export type { Db, Queryable, QueryResult, PgError } from './types.ts';
+export { isPgError } from './types.ts';
+export { openPglite } from './pglite.ts';
+export { openPostgres } from './postgres.ts';
+export { migrate, listMigrations } from './migrate.ts';
