@@ -1,0 +1,57 @@
+import { DEFAULT_ANON_KEY, DEFAULT_JWT_SECRET, DEFAULT_SERVICE_ROLE_KEY } from './keys.ts';
+
+/** Endpoints of the OAuth provider used for "Sign in with GitHub". */
+export interface GithubProviderConfig {
+  authorizeUrl: string;
+  tokenUrl: string;
+  userUrl: string;
+  emailsUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface LocalSupabaseConfig {
+  /** Public origin of these services (GoTrue's API_EXTERNAL_URL without /auth/v1), e.g. http://localhost:54321 */
+  publicUrl: string;
+  /** The dashboard's origin; redirect_to must match it (any port on loopback) or the allow-list. */
+  siteUrl: string;
+  /** Extra allowed redirect globs (GoTrue URI_ALLOW_LIST). */
+  redirectAllowList: string[];
+  jwtSecret: string;
+  /** Access token lifetime in seconds (GoTrue JWT_EXP). */
+  jwtExp: number;
+  anonKey: string;
+  serviceRoleKey: string;
+  /** Magic link / OTP validity in seconds (MAILER_OTP_EXP; CLI default 3600). */
+  otpExp: number;
+  /** Refresh token reuse window in seconds (REFRESH_TOKEN_REUSE_INTERVAL; CLI default 10). */
+  refreshReuseInterval: number;
+  captcha: { enabled: boolean; hmacKey: string; maxNumber: number; expiresInSeconds: number };
+  github: GithubProviderConfig;
+}
+
+/** Embedded defaults: CLI keys, the local fake GitHub provider mounted at /_dev/github. */
+export function defaultLocalConfig(overrides: Partial<LocalSupabaseConfig> & { publicUrl: string }): LocalSupabaseConfig {
+  const base = overrides.publicUrl.replace(/\/$/, '');
+  return {
+    siteUrl: 'http://localhost:3000',
+    redirectAllowList: [],
+    jwtSecret: DEFAULT_JWT_SECRET,
+    jwtExp: 3600,
+    anonKey: DEFAULT_ANON_KEY,
+    serviceRoleKey: DEFAULT_SERVICE_ROLE_KEY,
+    otpExp: 3600,
+    refreshReuseInterval: 10,
+    captcha: { enabled: true, hmacKey: 'local-altcha-hmac-key-change-me', maxNumber: 50_000, expiresInSeconds: 600 },
+    github: {
+      authorizeUrl: `${base}/_dev/github/login/oauth/authorize`,
+      tokenUrl: `${base}/_dev/github/login/oauth/access_token`,
+      userUrl: `${base}/_dev/github/api/user`,
+      emailsUrl: `${base}/_dev/github/api/user/emails`,
+      clientId: 'local-github-client',
+      clientSecret: 'local-github-secret',
+    },
+    ...overrides,
+    publicUrl: base,
+  };
+}

@@ -1,0 +1,26 @@
+import { Hono } from 'hono';
+import type { LocalContext } from '../context.ts';
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** Dev-only pages: the mailbox (page + JSON). The auth service adds the fake GitHub here too. */
+export function createDevApp(ctx: LocalContext) {
+  const app = new Hono();
+  app.get('/mailbox.json', (c) => c.json({ messages: ctx.mailbox.list(c.req.query('to') ?? undefined) }));
+  app.get('/mailbox', (c) => {
+    const to = c.req.query('to') ?? undefined;
+    const rows = ctx.mailbox
+      .list(to)
+      .map(
+        (m) => `<article><header><strong>${esc(m.subject)}</strong> → ${esc(m.to)} <time>${esc(m.createdAt)}</time></header>
+<pre>${esc(m.text)}</pre>${m.link ? `<p><a href="${esc(m.link)}">Open the magic link</a></p>` : ''}</article>`,
+      )
+      .join('\n');
+    return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Dev mailbox</title>
+<meta name="color-scheme" content="dark light"><style>body{font:15px system-ui;max-width:860px;margin:2rem auto;padding:0 1rem}
+article{border:1px solid #8884;border-radius:8px;padding:1rem;margin:1rem 0}pre{white-space:pre-wrap}time{opacity:.6;font-size:.85em}</style></head>
+<body><h1>Dev mailbox</h1><p>Emails sent by the local auth service (embedded mode). JSON: <a href="/_dev/mailbox.json">/_dev/mailbox.json</a>${to ? '' : ' (add <code>?to=email</code> to filter)'}.</p>
+${rows || '<p>No messages yet.</p>'}</body></html>`);
+  });
+  return app;
+}

@@ -1,0 +1,76 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { bodyLimit } from 'hono/body-limit';
+import type { Db } from './db/index.ts';
+import type { LocalSupabaseConfig } from './config.ts';
+import type { LocalContext } from './context.ts';
+import { DevMailbox } from './mailbox.ts';
+import { createAuthApp } from './auth/index.ts';
+import { createRestApp } from './rest/index.ts';
+import { createRealtime } from './realtime/index.ts';
+import { createDevApp } from './dev/index.ts';
+
+export { defaultLocalConfig, type LocalSupabaseConfig, type GithubProviderConfig } from './config.ts';
+export { DevMailbox, type MailMessage } from './mailbox.ts';
+export { DEFAULT_ANON_KEY, DEFAULT_SERVICE_ROLE_KEY, DEFAULT_JWT_SECRET, signJwt, verifyJwt, JwtError, type JwtClaims } from './keys.ts';
+export type { LocalContext } from './context.ts';
+
+export interface LocalSupabase {
+  /** The HTTP app: /auth/v1, /rest/v1, /_dev (mailbox, fake GitHub). */
+  app: Hono;
+  fetch: (req: Request) => Response | Promise<Response>;
+  mailbox: DevMailbox;
+  /** Hooks /realtime/v1/websocket into a Node HTTP server's upgrade event. */
+  attachRealtime(server: Server): void;
+  close(): Promise<void>;
+}
+
+// CORS as Supabase's gateway answers it: reflect requested headers, expose what the client reads.
+const EXPOSE = ['Content-Range', 'Content-Location', 'Content-Type', 'Location', 'Range-Unit', 'X-Supabase-Api-Version', 'X-Total-Count', 'Link'];
+
+/**
+ * Local Supabase-compatible services for embedded mode (no Docker, no network): GoTrue,
+ * PostgREST and Realtime subsets faithful to what the real supabase-js sends, on one Db.
+ */
+export function createLocalSupabase(opts: { db: Db; config: LocalSupabaseConfig; log?: (line: string) => void; mailbox?: DevMailbox }): LocalSupabase {
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const mailbox = opts.mailbox ?? new DevMailbox({ log });
+  const ctx: LocalContext = { db: opts.db, config: opts.config, mailbox, log };
+  const app = new Hono();
+  app.use(
+    '*',
+    cors({
+      origin: (origin) => origin || '*',
+      allowHeaders: [],
+      exposeHeaders: EXPOSE,
+      allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      credentials: true,
+      maxAge: 86400,
+    }),
+  );
+  // PostgREST and GoTrue refuse huge bodies; so do we (413, not a crash).
+  app.use('*', bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ code: 'PGRST413', message: 'Payload Too Large', details: null, hint: null }, 413) }));
+  app.route('/auth/v1', createAuthApp(ctx));
+  app.route('/rest/v1', createRestApp(ctx));
+  app.route('/_dev', createDevApp(ctx));
+  app.get('/', (c) => c.json({ name: 'local supabase-compatible services', auth: '/auth/v1', rest: '/rest/v1', realtime: '/realtime/v1/websocket', mailbox: '/_dev/mailbox' }));
+  const realtime = createRealtime(ctx);
+  return {
+    app,
+    fetch: app.fetch,
+    mailbox,
+    attachRealtime(server: Server) {
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        if (url.pathname === '/realtime/v1/websocket' || url.pathname === '/realtime/v1/websocket/') {
+          realtime.handleUpgrade(req, socket, head);
+        } else {
+          socket.destroy();
+        }
+      });
+    },
+    close: () => realtime.close(),
+  };
+}
