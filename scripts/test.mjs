@@ -1,0 +1,63 @@
+// `npm test`: every suite of the workspace, in an order that fails fast and cheap first:
+// type-checks, then each package's vitest suite (unit, API, and database tests against both
+// PGlite and a real PostgreSQL the suites start themselves), then the Playwright journeys in
+// Chromium against the platform started as `npm start` starts it. Prints one closing line.
+import { mkdtempSync, readFileSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ensureInstall, root, run } from './ensure-install.mjs';
+
+ensureInstall();
+
+const packages = readdirSync(root)
+  .filter((d) => existsSync(path.join(root, d, 'package.json')) && d !== 'node_modules')
+  .map((d) => ({ dir: d, pkg: JSON.parse(readFileSync(path.join(root, d, 'package.json'), 'utf8')) }));
+const withScript = (s) => packages.filter((p) => p.pkg.scripts?.[s]);
+const out = mkdtempSync(path.join(tmpdir(), 'aim-test-'));
+const results = [];
+let passed = 0;
+let failed = 0;
+
+function step(name, fn) {
+  const t0 = Date.now();
+  const code = fn();
+  results.push({ name, ok: code === 0, s: ((Date.now() - t0) / 1000).toFixed(1) });
+  return code === 0;
+}
+
+// 1. Types
+for (const p of withScript('typecheck')) step(`typecheck ${p.dir}`, () => run('pnpm', ['--filter', p.pkg.name, 'typecheck']));
+
+// 2. Unit, API and database suites (vitest), one package at a time (2 cores)
+for (const p of withScript('test').filter((p) => p.dir !== 'e2e')) {
+  const json = path.join(out, `${p.dir}.json`);
+  step(`vitest ${p.dir}`, () => run('pnpm', ['--filter', p.pkg.name, 'exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${json}`]));
+  if (existsSync(json)) {
+    const r = JSON.parse(readFileSync(json, 'utf8'));
+    passed += r.numPassedTests ?? 0;
+    failed += (r.numFailedTests ?? 0) + (r.numTotalTestSuites && r.success === false && !r.numFailedTests ? 1 : 0);
+  } else {
+    failed += 1;
+  }
+}
+
+// 3. Journeys in Chromium
+const e2e = packages.find((p) => p.dir === 'e2e' && p.pkg.scripts?.test);
+if (e2e) {
+  const json = path.join(out, 'e2e.json');
+  step('e2e (Playwright, Chromium)', () => run('pnpm', ['--filter', e2e.pkg.name, 'test'], { env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: json } }));
+  if (existsSync(json)) {
+    const s = JSON.parse(readFileSync(json, 'utf8')).stats ?? {};
+    passed += (s.expected ?? 0) + (s.flaky ?? 0);
+    failed += s.unexpected ?? 0;
+  } else {
+    failed += 1;
+  }
+}
+
+console.log('\nSummary');
+for (const r of results) console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name} (${r.s} s)`);
+const stepsFailed = results.filter((r) => !r.ok).length;
+if (stepsFailed && !failed) failed = stepsFailed;
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(stepsFailed || failed ? 1 : 0);

@@ -1,0 +1,144 @@
+// The platform in one process (embedded mode, the `npm start` default): PGlite, the local
+// Supabase-compatible services, the provider API and the built front-ends, each on its port.
+// Production runs the same API against hosted Supabase + PostgreSQL (see README.md).
+import type { Server } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '@hono/node-server';
+import { createLocalSupabase, defaultLocalConfig, DEFAULT_ANON_KEY } from '@aim/supabase';
+import { migrate, openPglite, openPostgres, type Db } from '@aim/supabase/db';
+import { createApiApp } from './app.ts';
+import { siteDir, startStaticSites } from './static-sites.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const env = process.env;
+const num = (v: string | undefined, d: number) => (v && /^\d+$/.test(v) ? Number(v) : d);
+
+const HOST = env.HOST ?? '127.0.0.1';
+// The name people type in the browser. Cookies, storage keys and CORS depend on it, so
+// every URL we hand out uses it consistently.
+const PUBLIC_HOST = env.PUBLIC_HOST ?? 'localhost';
+const ports = {
+  supabase: num(env.SUPABASE_PORT, 54321),
+  api: num(env.API_PORT, 8080),
+  shell: num(env.SHELL_PORT, 3000),
+};
+export const REMOTES = [
+  { name: 'mfe-tools', mf: 'mfe_tools', port: num(env.MFE_TOOLS_PORT, 3001) },
+  { name: 'mfe-assets', mf: 'mfe_assets', port: num(env.MFE_ASSETS_PORT, 3002) },
+  { name: 'mfe-billing', mf: 'mfe_billing', port: num(env.MFE_BILLING_PORT, 3003) },
+  { name: 'mfe-developer', mf: 'mfe_developer', port: num(env.MFE_DEVELOPER_PORT, 3004) },
+  { name: 'mfe-onboarding', mf: 'mfe_onboarding', port: num(env.MFE_ONBOARDING_PORT, 3005) },
+];
+
+const origin = (port: number) => `http://${PUBLIC_HOST}:${port}`;
+const hostedSupabaseUrl = env.SUPABASE_URL; // set → hosted Supabase, no local services
+const supabaseUrl = hostedSupabaseUrl ?? origin(ports.supabase);
+const apiBaseUrl = env.API_PUBLIC_URL ?? origin(ports.api);
+const shellUrl = env.SITE_URL ?? origin(ports.shell);
+
+async function openDb(): Promise<Db> {
+  if (env.DATABASE_URL) return openPostgres(env.DATABASE_URL);
+  const dataDir = path.resolve(repoRoot, env.DATA_DIR ?? '.data/pglite');
+  mkdirSync(dataDir, { recursive: true });
+  return openPglite(dataDir);
+}
+
+function listen(fetch: (req: Request) => Response | Promise<Response>, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, port, hostname: HOST }, () => resolve(server as Server)) as Server;
+    server.once('error', reject);
+  });
+}
+
+async function main() {
+  const started = Date.now();
+  const db = await openDb();
+  // Local mode owns its schema; against hosted Supabase migrations go through `supabase db push`.
+  if (!hostedSupabaseUrl || env.MIGRATE_ON_START === 'true') {
+    const applied = await migrate(db, { local: !hostedSupabaseUrl });
+    if (applied.length) console.log(`[db] applied ${applied.length} migration(s): ${applied.join(', ')}`);
+  }
+  const anonKey = env.SUPABASE_ANON_KEY ?? DEFAULT_ANON_KEY;
+  const closers: Array<() => Promise<unknown>> = [];
+
+  if (!hostedSupabaseUrl) {
+    const config = defaultLocalConfig({
+      publicUrl: supabaseUrl,
+      siteUrl: shellUrl,
+      redirectAllowList: [`${shellUrl}/**`],
+      ...(env.JWT_SECRET ? { jwtSecret: env.JWT_SECRET } : {}),
+      ...(env.SUPABASE_ANON_KEY ? { anonKey: env.SUPABASE_ANON_KEY } : {}),
+      ...(env.SUPABASE_SERVICE_ROLE_KEY ? { serviceRoleKey: env.SUPABASE_SERVICE_ROLE_KEY } : {}),
+    });
+    const services = createLocalSupabase({ db, config });
+    const server = await listen(services.fetch, ports.supabase);
+    services.attachRealtime(server);
+    closers.push(services.close, () => new Promise((r) => server.close(r)));
+  }
+
+  const api = createApiApp({
+    db,
+    config: {
+      embedded: !hostedSupabaseUrl,
+      corsOrigins: (env.CORS_ORIGINS ?? shellUrl).split(',').map((s) => s.trim()),
+      publicUrl: apiBaseUrl,
+    },
+  });
+  const apiServer = await listen(api.fetch, ports.api);
+  closers.push(() => new Promise((r) => apiServer.close(r)));
+
+  if (env.SERVE_STATIC !== 'false') {
+    const remotes = Object.fromEntries(REMOTES.map((r) => [r.mf, `${env[`${r.mf.toUpperCase()}_URL`] ?? origin(r.port)}/mf-manifest.json`]));
+    const sites = await startStaticSites({
+      host: HOST,
+      sites: [{ name: 'shell', port: ports.shell, dir: siteDir(repoRoot, 'shell') }, ...REMOTES.map((r) => ({ name: r.name, port: r.port, dir: siteDir(repoRoot, r.name) }))],
+      runtimeConfig: () => ({
+        mode: hostedSupabaseUrl ? 'production' : 'embedded',
+        supabaseUrl,
+        supabaseAnonKey: anonKey,
+        apiBaseUrl,
+        captcha: hostedSupabaseUrl
+          ? { provider: 'turnstile', siteKey: env.TURNSTILE_SITE_KEY ?? '' }
+          : { provider: 'altcha', challengeUrl: `${supabaseUrl}/auth/v1/captcha/challenge` },
+        remotes,
+        previewAllowList: (env.PREVIEW_ALLOW_LIST ?? `http://${PUBLIC_HOST}:*,http://127.0.0.1:*`).split(',').map((s) => s.trim()),
+        docsUrl: env.DOCS_URL ?? `${apiBaseUrl}/docs`,
+        ...(hostedSupabaseUrl ? {} : { mailboxUrl: `${supabaseUrl}/_dev/mailbox` }),
+      }),
+    });
+    closers.push(sites.close);
+  }
+
+  const lines = [
+    '',
+    `  Dashboard        ${shellUrl}`,
+    `  Provider API     ${apiBaseUrl}   (docs ${apiBaseUrl}/docs)`,
+    hostedSupabaseUrl ? `  Supabase         ${supabaseUrl} (hosted)` : `  Local Supabase   ${supabaseUrl}   (auth, rest, realtime)`,
+    hostedSupabaseUrl ? '' : `  Dev mailbox      ${supabaseUrl}/_dev/mailbox   (magic links land here)`,
+    `  Runtime config   ${shellUrl}/runtime-config.json`,
+    `  Database         ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${env.DATA_DIR ?? '.data/pglite'}`}`,
+    '',
+    `  Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Open ${shellUrl} — Ctrl+C stops everything.`,
+    '',
+  ].filter((l, i, a) => l !== '' || a[i - 1] !== '');
+  console.log(lines.join('\n'));
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nStopping…');
+    for (const close of closers.reverse()) await close().catch(() => {});
+    await db.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
