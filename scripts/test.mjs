@@ -28,7 +28,11 @@ function step(name, fn) {
 // 1. Types
 for (const p of withScript('typecheck')) step(`typecheck ${p.dir}`, () => run('pnpm', ['--filter', p.pkg.name, 'typecheck']));
 
-// 2. Unit, API and database suites (vitest), one package at a time (2 cores)
+// 2. Production builds of the front-ends: the shell's browser tests and the journeys load them
+const frontEnds = ['shell', 'mfe-tools', 'mfe-assets', 'mfe-billing', 'mfe-developer', 'mfe-onboarding'].filter((d) => packages.some((p) => p.dir === d));
+if (frontEnds.length) step('build front-ends', () => run('pnpm', ['-r', ...frontEnds.flatMap((d) => ['--filter', `./${d}`]), 'build']));
+
+// 3. Unit, API and database suites (vitest), one package at a time (2 cores)
 for (const p of withScript('test').filter((p) => p.dir !== 'e2e')) {
   const json = path.join(out, `${p.dir}.json`);
   step(`vitest ${p.dir}`, () => run('pnpm', ['--filter', p.pkg.name, 'exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${json}`]));
@@ -41,11 +45,11 @@ for (const p of withScript('test').filter((p) => p.dir !== 'e2e')) {
   }
 }
 
-// 3. Journeys in Chromium
+// 4. Journeys in Chromium (the builds above are reused)
 const e2e = packages.find((p) => p.dir === 'e2e' && p.pkg.scripts?.test);
 if (e2e) {
   const json = path.join(out, 'e2e.json');
-  step('e2e (Playwright, Chromium)', () => run('pnpm', ['--filter', e2e.pkg.name, 'test'], { env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: json } }));
+  step('e2e (Playwright, Chromium)', () => run('pnpm', ['--filter', e2e.pkg.name, 'test'], { env: { ...process.env, SKIP_BUILD: '1', PLAYWRIGHT_JSON_OUTPUT_NAME: json } }));
   if (existsSync(json)) {
     const s = JSON.parse(readFileSync(json, 'utf8')).stats ?? {};
     passed += (s.expected ?? 0) + (s.flaky ?? 0);

@@ -1,0 +1,22 @@
+import { Navigate } from 'react-router-dom';
+import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
+import { ScreenPlaceholder } from './components/screen-placeholder.tsx';
+import { InstanceReport } from './instance-report.tsx';
+
+/** Paths below the basename the shell gives ('/dashboard'). */
+export const routes: RemoteRoute[] = [
+  { path: 'assets/images', element: <ScreenPlaceholder title="Images" testId="images" /> },
+  { path: 'assets/videos', element: <ScreenPlaceholder title="Videos" testId="videos" /> },
+  { path: 'assets/audio', element: <ScreenPlaceholder title="Audios" testId="audio" /> },
+];
+
+export function App({ basename }: RemoteAppProps) {
+  return (
+    <>
+      <InstanceReport name="mfe_assets" />
+      <RemoteRoutes basename={basename} routes={routes} fallback={<Navigate to="/dashboard/tools/midjourney" replace />} />
+    </>
+  );
+}
+
+export default App;

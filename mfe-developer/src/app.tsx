@@ -1,0 +1,21 @@
+import { Navigate } from 'react-router-dom';
+import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
+import { ScreenPlaceholder } from './components/screen-placeholder.tsx';
+import { InstanceReport } from './instance-report.tsx';
+
+/** Paths below the basename the shell gives ('/dashboard'). */
+export const routes: RemoteRoute[] = [
+  { path: 'api-keys', element: <ScreenPlaceholder title="API Keys" testId="api-keys" /> },
+  { path: 'task-logs', element: <ScreenPlaceholder title="Task Logs" testId="task-logs" /> },
+];
+
+export function App({ basename }: RemoteAppProps) {
+  return (
+    <>
+      <InstanceReport name="mfe_developer" />
+      <RemoteRoutes basename={basename} routes={routes} fallback={<Navigate to="/dashboard/tools/midjourney" replace />} />
+    </>
+  );
+}
+
+export default App;

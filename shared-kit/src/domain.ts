@@ -1,0 +1,177 @@
+// Business constants of spec §3, §4 and §9. Other packages import these instead of restating them.
+
+export const PLAN_IDS = ['basic', 'starter', 'growth', 'scale1', 'scale2', 'scale3', 'scale-c1', 'zero'] as const;
+export type PlanId = (typeof PLAN_IDS)[number];
+
+export type Plan = { id: Exclude<PlanId, 'zero'>; name: string; priceUsd: number; credits: number };
+
+export const PLANS: readonly Plan[] = [
+  { id: 'basic', name: 'Basic', priceUsd: 39, credits: 1000 },
+  { id: 'starter', name: 'Starter', priceUsd: 199, credits: 5500 },
+  { id: 'growth', name: 'Growth', priceUsd: 399, credits: 11000 },
+  { id: 'scale1', name: 'Scale', priceUsd: 2499, credits: 120000 },
+  { id: 'scale2', name: 'Scale', priceUsd: 4999, credits: 240000 },
+  { id: 'scale3', name: 'Scale', priceUsd: 9999, credits: 480000 },
+  { id: 'scale-c1', name: 'Scale', priceUsd: 3100, credits: 156000 },
+];
+
+/** Plan 'zero' means no subscription and is shown as 'free'. */
+export const NO_PLAN: PlanId = 'zero';
+
+export function planLabel(plan: string | null | undefined): string {
+  return !plan || plan === NO_PLAN ? 'free' : plan;
+}
+
+export const SCALE_SLIDER = { min: 0.5, max: 4, step: 0.01 } as const;
+
+/** Slider up to 1 gives scale1, up to 2 scale2, above 2 scale3. */
+export function scalePlanForSlider(value: number): 'scale1' | 'scale2' | 'scale3' {
+  if (value <= 1) return 'scale1';
+  if (value <= 2) return 'scale2';
+  return 'scale3';
+}
+
+/** Images per day shown for the Scale slider: 1000 × value, at least 500. */
+export function scaleImagesDaily(value: number): number {
+  return Math.max(500, Math.round(1000 * value));
+}
+
+/** Top-up amounts in dollars and the credits they buy. */
+export const TOP_UPS: readonly { usd: number; credits: number }[] = [
+  { usd: 10, credits: 250 },
+  { usd: 20, credits: 500 },
+  { usd: 50, credits: 1250 },
+  { usd: 100, credits: 2500 },
+  { usd: 200, credits: 5000 },
+  { usd: 500, credits: 12500 },
+];
+export const CUSTOM_TOP_UP_BLOCK_USD = 10;
+export const CREDITS_PER_BLOCK = 250;
+export const AUTO_TOP_UP_THRESHOLDS = [250, 500, 1250, 2500] as const;
+export const AUTO_TOP_UP_DEFAULTS = { threshold: 250, amountUsd: 10 } as const;
+
+export const TRIAL = { days: 7, priceUsd: 10 } as const;
+
+export const TASK_STATUSES = [
+  'staged',
+  'pending',
+  'processing',
+  'queued',
+  'submitted',
+  'starting',
+  'running',
+  'success',
+  'finished',
+  'failed',
+] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const TERMINAL_STATUSES: readonly TaskStatus[] = ['success', 'finished', 'failed'];
+export const LOG_STATUS_FILTER = ['all', 'staged', 'pending', 'processing', 'finished', 'failed'] as const;
+
+export function isTerminalStatus(status: string): boolean {
+  return (TERMINAL_STATUSES as readonly string[]).includes(status);
+}
+
+export const TASK_FAMILIES = [
+  'midjourney',
+  'ai-photo',
+  'ideogram',
+  'suno',
+  'udio',
+  'flux',
+  'luma',
+  'kling',
+  'runway',
+  'faceswap',
+] as const;
+export type TaskFamily = (typeof TASK_FAMILIES)[number];
+
+const MIDJOURNEY_TYPES = [
+  'imagine',
+  'reroll',
+  'blend',
+  'inpaint',
+  'variation-1',
+  'variation-2',
+  'variation-3',
+  'variation-4',
+  'pan-up',
+  'pan-down',
+  'pan-left',
+  'pan-right',
+  'upscale#1',
+  'upscale#2',
+  'upscale#3',
+  'upscale#4',
+  'upscale-creative',
+  'upscale-subtle',
+  'upscale-2x',
+  'upscale-4x',
+  'describe',
+  'seed',
+  'shorten',
+];
+
+const FAMILY_OF_TYPE: Record<string, TaskFamily> = {
+  ...Object.fromEntries(MIDJOURNEY_TYPES.map((t) => [t, 'midjourney'])),
+  faceswap: 'faceswap',
+  'ai-photo-upload': 'ai-photo',
+  'ai-photo-train': 'ai-photo',
+  'ai-photo-generate': 'ai-photo',
+  'ideogram-imagine': 'ideogram',
+  'ideogram-remix': 'ideogram',
+  'ideogram-upscale': 'ideogram',
+  'ideogram-describe': 'ideogram',
+  'flux-imagine': 'flux',
+  luma: 'luma',
+  'luma-ext': 'luma',
+  runway: 'runway',
+  'kling-video': 'kling',
+  suno: 'suno',
+  'suno-ext': 'suno',
+  'suno-lyrics': 'suno',
+  'suno-upload': 'suno',
+  udio: 'udio',
+};
+
+/** All task types of spec §3; outpaint-* is a family of types, represented by its prefix. */
+export const TASK_TYPES: readonly string[] = [...Object.keys(FAMILY_OF_TYPE), 'outpaint-*'];
+
+export function taskFamily(type: string): TaskFamily | null {
+  if (type.startsWith('outpaint-')) return 'midjourney';
+  return FAMILY_OF_TYPE[type] ?? null;
+}
+
+export const LOG_TYPE_FILTER = [
+  'all',
+  'midjourney',
+  'ai-photos',
+  'ideogram',
+  'faceswap',
+  'suno',
+  'udio',
+  'flux',
+  'luma',
+  'kling',
+  'runway',
+] as const;
+
+export const PAGE_SIZES = { images: 25, videos: 20, audios: 20 } as const;
+export const NEXT_PAGE_DELAY_MS = 1000;
+export const MAX_SKELETONS = 10;
+export const LOG_PAGE_SIZES = [10, 20, 50, 100, 200, 500] as const;
+export const DEFAULT_LOG_PAGE_SIZE = 20;
+
+export const AI_PHOTO = {
+  minImages: 10,
+  maxImages: 30,
+  generatedImages: 4,
+  minPixels: 512 * 512,
+  triggerWord: { min: 6, max: 12 },
+} as const;
+export const FACESWAP_MAX_BYTES = 3 * 1024 * 1024;
+export const ACCEPTED_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+export const SEED_FETCH_DELAY_MS = 2000;
+export const CALLBACK_RELOAD_MS = 2000;
+
+export const SAMPLE_LANGUAGES = ['nodejs', 'python', 'php', 'curl'] as const;

@@ -1,0 +1,54 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError, DEFAULT_API_ERROR, createApiClient, readApiErrorMessage } from '../src/api.ts';
+
+describe('readApiErrorMessage', () => {
+  it.each([
+    [{ errors: [{ msg: 'Insufficient credits' }] }, 'Insufficient credits'],
+    [{ errors: [{ msg: 'first' }, { msg: 'second' }] }, 'first'],
+    [{ errors: [] }, DEFAULT_API_ERROR],
+    [{ errors: [{ msg: '' }] }, DEFAULT_API_ERROR],
+    [{ message: 'other shape' }, DEFAULT_API_ERROR],
+    [null, DEFAULT_API_ERROR],
+  ])('%j -> %s', (body, expected) => expect(readApiErrorMessage(body)).toBe(expected));
+});
+
+function fakeFetch(status: number, body: unknown) {
+  return vi.fn(async (_url: string | URL | Request, _init?: RequestInit) =>
+    new Response(body === undefined ? null : JSON.stringify(body), { status }),
+  );
+}
+
+describe('createApiClient', () => {
+  it('sends the api key as Authorization and JSON bodies', async () => {
+    const fetchImpl = fakeFetch(200, { task_id: 't1' });
+    const api = createApiClient({ baseUrl: 'http://api.test', getApiKey: () => 'key-123', fetchImpl });
+    await expect(api.post('/pro/imagine', { prompt: 'cat' })).resolves.toEqual({ task_id: 't1' });
+    const [url, init] = fetchImpl.mock.calls[0]!;
+    expect(url).toBe('http://api.test/pro/imagine');
+    expect(init?.headers).toEqual({ Authorization: 'key-123', 'Content-Type': 'application/json' });
+    expect(init?.body).toBe('{"prompt":"cat"}');
+  });
+
+  it.each([
+    [400, { errors: [{ msg: 'Prompt is required' }] }, 'Prompt is required'],
+    [500, { oops: true }, DEFAULT_API_ERROR],
+    [502, undefined, DEFAULT_API_ERROR],
+  ])('HTTP %i -> rejects with and reports %s', async (status, body, message) => {
+    const onError = vi.fn();
+    const api = createApiClient({ baseUrl: '', getApiKey: () => 'k', onError, fetchImpl: fakeFetch(status, body) });
+    const err = await api.get('/x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ message, status });
+    expect(onError).toHaveBeenCalledWith(message);
+  });
+
+  it('does not report when the caller turns the toast off, and maps network failures', async () => {
+    const onError = vi.fn();
+    const fetchImpl = vi.fn(async () => {
+      throw new TypeError('Failed to fetch');
+    });
+    const api = createApiClient({ baseUrl: '', getApiKey: () => null, onError, fetchImpl });
+    await expect(api.get('/x', { toastOnError: false })).rejects.toMatchObject({ message: DEFAULT_API_ERROR, status: 0 });
+    expect(onError).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,28 @@
+import { defineConfig } from '@rsbuild/core';
+import { pluginReact } from '@rsbuild/plugin-react';
+import { pluginModuleFederation } from '@module-federation/rsbuild-plugin';
+import { sharedDeps } from '@aim/shared-kit/mf-shared';
+
+export default defineConfig({
+  plugins: [
+    pluginReact(),
+    pluginModuleFederation({
+      name: 'shell',
+      // No build-time remotes: they come from /runtime-config.json via registerRemotes().
+      remotes: {},
+      shared: sharedDeps,
+      // 'version-first' loads every remote entry at start-up, so one dead remote would take the shell down.
+      shareStrategy: 'loaded-first',
+      dts: false,
+    }),
+  ],
+  source: { entry: { index: './src/index.ts' } },
+  html: { title: 'AI Media Dashboard' },
+  server: {
+    port: 3000,
+    // A hand-written runtime-config.json for `rsbuild dev/preview` only; in embedded mode the
+    // server answers /runtime-config.json itself, so it must not ship in dist/.
+    publicDir: { name: 'dev-public', copyOnBuild: false },
+    historyApiFallback: true,
+  },
+});

@@ -1,0 +1,159 @@
+import { Box, Button, Circle, Flex, HStack, IconButton, Stack, Text } from '@chakra-ui/react';
+import { atomWithStorage } from 'jotai/utils';
+import { useAtom } from 'jotai';
+import { NavLink, useNavigate } from 'react-router-dom';
+import { planLabel } from '@aim/shared-kit/domain';
+import { shortName, userInitial } from '@aim/shared-kit/format';
+import { signOut, useSession, useUserRow } from '@aim/shared-kit/session';
+
+export const SIDEBAR_WIDTH = { collapsed: 84, expanded: 240 } as const;
+
+export const sidebarCollapsedAtom = atomWithStorage('aim.sidebar.collapsed', false);
+
+type NavItem = { label: string; to: string; icon: string };
+
+export const NAV_GROUPS: readonly { title: string; items: NavItem[] }[] = [
+  {
+    title: 'TOOLS',
+    items: [
+      { label: 'Midjourney', to: '/dashboard/tools/midjourney', icon: '✦' },
+      { label: 'AI Photos', to: '/dashboard/tools/ai-photos', icon: '◉' },
+    ],
+  },
+  {
+    title: 'ASSETS',
+    items: [
+      { label: 'Images', to: '/dashboard/assets/images', icon: '▣' },
+      { label: 'Videos', to: '/dashboard/assets/videos', icon: '▶' },
+    ],
+  },
+  {
+    title: 'BILLING',
+    items: [
+      { label: 'Subscription', to: '/dashboard/billing/subscription', icon: '★' },
+      { label: 'Payment Methods', to: '/dashboard/billing/payment-methods', icon: '▭' },
+      { label: 'Invoices', to: '/dashboard/billing/invoices', icon: '≡' },
+    ],
+  },
+  {
+    title: 'API & LOGS',
+    items: [
+      { label: 'API Keys', to: '/dashboard/api-keys', icon: '◆' },
+      { label: 'Task Logs', to: '/dashboard/task-logs', icon: '☰' },
+    ],
+  },
+];
+
+export function Sidebar() {
+  const [collapsed, setCollapsed] = useAtom(sidebarCollapsedAtom);
+  const { user } = useSession();
+  const { row } = useUserRow();
+  const navigate = useNavigate();
+  const email = row?.email ?? user?.email ?? '';
+
+  async function logout() {
+    await signOut();
+    navigate('/auth', { replace: true });
+  }
+
+  return (
+    <Flex
+      as="nav"
+      aria-label="Main"
+      data-testid="sidebar"
+      data-collapsed={collapsed}
+      direction="column"
+      position="fixed"
+      insetY="0"
+      left="0"
+      width={`${collapsed ? SIDEBAR_WIDTH.collapsed : SIDEBAR_WIDTH.expanded}px`}
+      transition="width 0.15s ease"
+      bg="bg.panel"
+      borderRightWidth="1px"
+      zIndex="docked"
+      overflowX="hidden"
+    >
+      <HStack justify={collapsed ? 'center' : 'space-between'} px="4" h="16" flexShrink={0}>
+        {!collapsed && (
+          <Text fontWeight="bold" fontSize="lg" color="brand.fg" whiteSpace="nowrap">
+            AI Media
+          </Text>
+        )}
+        <IconButton
+          size="sm"
+          variant="ghost"
+          aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
+          aria-expanded={!collapsed}
+          data-testid="sidebar-toggle"
+          onClick={() => setCollapsed((c) => !c)}
+        >
+          <span aria-hidden>{collapsed ? '»' : '«'}</span>
+        </IconButton>
+      </HStack>
+      <Stack gap="5" px="3" py="2" flex="1" overflowY="auto">
+        {NAV_GROUPS.map((group) => (
+          <Stack key={group.title} gap="1" role="group" aria-label={group.title}>
+            {collapsed ? (
+              <Box borderTopWidth="1px" mx="3" my="1" aria-hidden />
+            ) : (
+              <Text fontSize="xs" fontWeight="semibold" color="fg.subtle" px="2" whiteSpace="nowrap">
+                {group.title}
+              </Text>
+            )}
+            {group.items.map((item) => (
+              <NavLink key={item.to} to={item.to} title={item.label} style={{ textDecoration: 'none' }}>
+                {({ isActive }) => (
+                  <HStack
+                    gap="3"
+                    px="3"
+                    py="2"
+                    rounded="md"
+                    justify={collapsed ? 'center' : 'flex-start'}
+                    bg={isActive ? 'brand.subtle' : undefined}
+                    color={isActive ? 'brand.fg' : 'fg'}
+                    fontWeight={isActive ? 'semibold' : 'normal'}
+                    _hover={{ bg: 'bg.muted' }}
+                    aria-current={isActive ? 'page' : undefined}
+                  >
+                    <Box as="span" aria-hidden w="5" textAlign="center">
+                      {item.icon}
+                    </Box>
+                    {collapsed ? (
+                      <Box as="span" srOnly>
+                        {item.label}
+                      </Box>
+                    ) : (
+                      <Text as="span" fontSize="sm" whiteSpace="nowrap">
+                        {item.label}
+                      </Text>
+                    )}
+                  </HStack>
+                )}
+              </NavLink>
+            ))}
+          </Stack>
+        ))}
+      </Stack>
+      <Stack borderTopWidth="1px" p="3" gap="3" flexShrink={0}>
+        <HStack gap="3" justify={collapsed ? 'center' : 'flex-start'}>
+          <Circle size="9" bg="brand.solid" color="brand.contrast" fontWeight="bold" data-testid="user-initial" flexShrink={0}>
+            {userInitial(email)}
+          </Circle>
+          {!collapsed && (
+            <Stack gap="0" minW="0">
+              <Text fontSize="sm" fontWeight="semibold" data-testid="user-short-name" truncate>
+                {shortName(email)}
+              </Text>
+              <Text fontSize="xs" color="fg.muted" data-testid="user-plan">
+                {planLabel(row?.plan)}
+              </Text>
+            </Stack>
+          )}
+        </HStack>
+        <Button size="sm" variant="outline" onClick={logout} data-testid="logout" aria-label="Logout" px={collapsed ? 0 : undefined}>
+          {collapsed ? '↪' : 'Logout'}
+        </Button>
+      </Stack>
+    </Flex>
+  );
+}

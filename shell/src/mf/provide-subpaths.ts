@@ -1,0 +1,15 @@
+// The shell can only *provide* shared modules that are in its own build graph. A remote importing
+// a subpath the shell never imports gets a private copy (a second jotai store, a second Supabase
+// client). Keep this list a superset of what remotes import.
+export * as jotaiReact from 'jotai/react';
+export * as jotaiUtils from 'jotai/utils';
+export * as kitApi from '@aim/shared-kit/api';
+export * as kitDomain from '@aim/shared-kit/domain';
+export * as kitFormat from '@aim/shared-kit/format';
+export * as kitRemote from '@aim/shared-kit/remote';
+export * as kitRuntimeConfig from '@aim/shared-kit/runtime-config';
+export * as kitSession from '@aim/shared-kit/session';
+export * as kitSupabase from '@aim/shared-kit/supabase';
+export * as kitTheme from '@aim/shared-kit/theme';
+export * as kitToast from '@aim/shared-kit/toast';
+export * as kitValidate from '@aim/shared-kit/validate';

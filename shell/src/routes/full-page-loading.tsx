@@ -1,0 +1,12 @@
+import { Center, Spinner, Text, VStack } from '@chakra-ui/react';
+
+export function FullPageLoading({ label = 'Loading...' }: { label?: string }) {
+  return (
+    <Center minH="100vh" bg="bg">
+      <VStack gap="3">
+        <Spinner size="lg" color="brand.solid" />
+        <Text color="fg.muted">{label}</Text>
+      </VStack>
+    </Center>
+  );
+}
