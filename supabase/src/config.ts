@@ -24,6 +24,8 @@ export interface LocalSupabaseConfig {
   serviceRoleKey: string;
   /** Magic link / OTP validity in seconds (MAILER_OTP_EXP; CLI default 3600). */
   otpExp: number;
+  /** Minimum seconds between two mails to one address (GoTrue SMTP_MAX_FREQUENCY; CLI default 1). */
+  emailMaxFrequency: number;
   /** Refresh token reuse window in seconds (REFRESH_TOKEN_REUSE_INTERVAL; CLI default 10). */
   refreshReuseInterval: number;
   captcha: { enabled: boolean; hmacKey: string; maxNumber: number; expiresInSeconds: number };
@@ -42,6 +44,7 @@ export function defaultLocalConfig(overrides: Partial<LocalSupabaseConfig> & { p
     serviceRoleKey: DEFAULT_SERVICE_ROLE_KEY,
     otpExp: 3600,
     refreshReuseInterval: 10,
+    emailMaxFrequency: 1,
     captcha: { enabled: true, hmacKey: 'local-altcha-hmac-key-change-me', maxNumber: 50_000, expiresInSeconds: 600 },
     github: {
       authorizeUrl: `${base}/_dev/github/login/oauth/authorize`,

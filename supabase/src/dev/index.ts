@@ -1,11 +1,13 @@
 import { Hono } from 'hono';
 import type { LocalContext } from '../context.ts';
+import { createFakeGithub } from './github.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-/** Dev-only pages: the mailbox (page + JSON). The auth service adds the fake GitHub here too. */
+/** Dev-only pages: the mailbox (page + JSON). and the fake GitHub provider. */
 export function createDevApp(ctx: LocalContext) {
   const app = new Hono();
+  app.route('/github', createFakeGithub(ctx));
   app.get('/mailbox.json', (c) => c.json({ messages: ctx.mailbox.list(c.req.query('to') ?? undefined) }));
   app.get('/mailbox', (c) => {
     const to = c.req.query('to') ?? undefined;
