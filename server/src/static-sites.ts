@@ -66,7 +66,10 @@ export async function startStaticSites(opts: {
         return;
       }
       if (!serveDir) return notBuilt(res, site.name);
-      serveDir(req, res, () => notBuilt(res, site.name));
+      serveDir(req, res, () => {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', ...(isShell ? {} : { 'access-control-allow-origin': '*' }) });
+        res.end('Not found\n');
+      });
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

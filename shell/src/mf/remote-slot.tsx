@@ -42,6 +42,15 @@ function remoteLazy(id: string, timeoutMs: number) {
   return component;
 }
 
+// What a person calls each part of the dashboard (the remote names are internal).
+const REMOTE_LABELS: Partial<Record<RemoteName, string>> = {
+  mfe_tools: 'Tools',
+  mfe_assets: 'Assets',
+  mfe_billing: 'Billing',
+  mfe_developer: 'API & Logs',
+  mfe_onboarding: 'Onboarding',
+};
+
 type BoundaryProps = { remote: RemoteName; compact: boolean; onRetry: () => void; children: ReactNode };
 
 /** Catches load failures (manifest, entry, chunk, timeout) and render-time crashes of the remote. */
@@ -60,17 +69,17 @@ class RemoteBoundary extends Component<BoundaryProps, { error: Error | null }> {
     const { error } = this.state;
     if (!error) return this.props.children;
     const { remote, compact, onRetry } = this.props;
+    const label = REMOTE_LABELS[remote] ?? remote;
     const message =
-      error instanceof RemoteTimeoutError ? `${remote} is taking too long to load.` : `${remote} is temporarily unavailable.`;
+      error instanceof RemoteTimeoutError ? `${label} is taking too long to load.` : `${label} could not be loaded right now.`;
     return (
       <Alert.Root status="error" data-testid={`remote-fallback-${remote}`} width={compact ? 'auto' : 'full'} size={compact ? 'sm' : 'md'}>
         <Alert.Indicator />
         <Alert.Content>
           <Alert.Title>{message}</Alert.Title>
           {!compact && (
-            <Alert.Description title={error.message}>
-              The rest of the dashboard keeps working. ({error.message.split(' args:')[0]})
-            </Alert.Description>
+            // the technical reason stays in the console (componentDidCatch) and the tooltip
+            <Alert.Description title={error.message}>The rest of the dashboard keeps working. Try again in a moment.</Alert.Description>
           )}
         </Alert.Content>
         <Button size="sm" variant="outline" onClick={onRetry}>

@@ -1,0 +1,102 @@
+import { expect, test, type Page } from '@playwright/test';
+import { expectMidjourney, screenshot } from '../support/journeys.ts';
+import { applyCredit, createUser, signIn } from '../support/users.ts';
+
+const formatCredits = (n: number) => new Intl.NumberFormat('en-US').format(n);
+const themeClass = (page: Page) => page.evaluate(() => document.documentElement.className);
+
+test.describe('the dashboard frame', () => {
+  test('the sidebar collapses to 84 px and expands back to 240 px', async ({ context, page }) => {
+    const user = await createUser('sidebar', { onboarded: true });
+    await signIn(context, user);
+    await page.goto('/dashboard/tools/midjourney');
+    await expectMidjourney(page);
+    const sidebar = page.getByTestId('sidebar');
+    const width = async () => (await sidebar.boundingBox())?.width;
+    await expect.poll(width).toBe(240);
+    await expect(page.getByTestId('user-short-name')).toHaveText('sidebar');
+    await expect(page.getByTestId('user-plan')).toHaveText('free');
+
+    await page.getByTestId('sidebar-toggle').click();
+    await expect(sidebar).toHaveAttribute('data-collapsed', 'true');
+    await expect.poll(width).toBe(84);
+    await expect(page.getByTestId('user-short-name')).toBeHidden();
+    await screenshot(page, 'dashboard-collapsed');
+
+    await page.getByTestId('sidebar-toggle').click();
+    await expect(sidebar).toHaveAttribute('data-collapsed', 'false');
+    await expect.poll(width).toBe(240);
+  });
+
+  test('a dismissed banner stays dismissed after reload, and only for the user who dismissed it', async ({ context }) => {
+    const [first, second] = await Promise.all([createUser('dismisser', { onboarded: true }), createUser('newreader', { onboarded: true })]);
+    const page = await context.newPage();
+    await signIn(page, first);
+    await page.goto('/dashboard/tools/midjourney');
+    await expectMidjourney(page);
+    const banner = page.getByTestId('promo-banner');
+    await expect(banner).toContainText('Generate AI Videos with Midjourney. Try it now');
+    await expect(banner.getByRole('link', { name: 'Try it now' })).toHaveAttribute('target', '_blank');
+    await page.getByTestId('banner-dismiss').click();
+    await expect(banner).toBeHidden();
+
+    await page.reload();
+    await expectMidjourney(page);
+    await expect(banner).toBeHidden();
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('aim.banner.')))).toEqual([`aim.banner.dismissed.v1:${first.id}`]);
+
+    // Same browser profile (same local storage), another person: the banner is theirs to dismiss.
+    await page.getByTestId('logout').click();
+    await expect(page).toHaveURL(/\/auth$/);
+    await expect(page.getByTestId('promo-banner')).toBeVisible();
+    const next = await context.newPage();
+    await signIn(next, second);
+    await next.goto('/dashboard/tools/midjourney');
+    await expectMidjourney(next);
+    await expect(next.getByTestId('user-short-name')).toHaveText('newreader');
+    await expect(next.getByTestId('promo-banner')).toBeVisible();
+  });
+
+  test('the theme is dark by default and a chosen theme survives reload', async ({ context, page }) => {
+    const user = await createUser('themer', { onboarded: true });
+    await signIn(context, user);
+    await page.goto('/dashboard/tools/midjourney');
+    await expectMidjourney(page);
+    expect(await themeClass(page)).toContain('dark');
+    await expect(page.getByTestId('theme-switch')).toHaveValue('dark');
+    await screenshot(page, 'dashboard-dark');
+
+    await page.getByTestId('theme-switch').selectOption('light');
+    await expect.poll(() => themeClass(page)).toContain('light');
+    await page.reload();
+    await expectMidjourney(page);
+    expect(await themeClass(page)).toContain('light');
+    expect(await themeClass(page)).not.toContain('dark');
+    await expect(page.getByTestId('theme-switch')).toHaveValue('light');
+    await screenshot(page, 'dashboard-light');
+  });
+
+  test('the credits in the top bar follow the balance on the server without a reload', async ({ context, page }) => {
+    const user = await createUser('spender', { onboarded: true });
+    await signIn(context, user);
+    // The app's realtime subscription to its mdusers row must be live before the change.
+    let subscribed = false;
+    page.on('websocket', (ws) =>
+      ws.on('framereceived', ({ payload }) => {
+        const text = typeof payload === 'string' ? payload : payload.toString();
+        if (text.includes('phx_reply') && text.includes('"status":"ok"') && text.includes('mdusers')) subscribed = true;
+      }),
+    );
+    await page.goto('/dashboard/tools/midjourney');
+    await expectMidjourney(page);
+    const credits = page.getByTestId('credits-count');
+    await expect(credits).toHaveText(formatCredits(user.row.credits));
+    await expect.poll(() => subscribed, { message: 'realtime join for mdusers acknowledged' }).toBe(true);
+
+    const raised = await applyCredit(user.id, 1_500, 'e2e top-up');
+    expect(raised).toBe(user.row.credits + 1_500);
+    await expect(credits).toHaveText(formatCredits(raised));
+    const lowered = await applyCredit(user.id, -250, 'e2e spend');
+    await expect(credits).toHaveText(formatCredits(lowered));
+  });
+});
