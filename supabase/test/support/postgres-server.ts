@@ -1,5 +1,5 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
@@ -75,8 +75,30 @@ export async function startPostgres(): Promise<RunningPostgres> {
     url,
     port,
     async stop() {
-      child.kill('SIGINT');
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+      // Signal the postmaster itself: under root the child is `runuser`, which does not
+      // forward signals. SIGINT = PostgreSQL's fast shutdown.
+      const exited = new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+      let pid: number | undefined;
+      try {
+        pid = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      } catch {
+        pid = child.pid;
+      }
+      try {
+        if (pid) process.kill(pid, 'SIGINT');
+      } catch {
+        // already gone
+      }
+      const timer = setTimeout(() => {
+        try {
+          if (pid) process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+        child.kill('SIGKILL');
+      }, 10_000);
+      await exited;
+      clearTimeout(timer);
       rmSync(dir, { recursive: true, force: true });
     },
   };

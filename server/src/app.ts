@@ -1,0 +1,65 @@
+/**
+ * @module The provider API as a Hono app: middleware order, routes, error contract.
+ * main.ts serves it; tests call `app.request(...)` in-process.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Db } from '@aim/supabase/db';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { requestId } from 'hono/request-id';
+import { DEFAULT_MAX_BODY_BYTES, type ApiConfig } from './config.ts';
+import type { AppEnv } from './context.ts';
+import { ApiError } from './errors.ts';
+import { consoleLogger, type Logger } from './logger.ts';
+import { errorHandler, notFoundHandler } from './middleware/error-handler/index.ts';
+import { requestLog } from './middleware/request-log/index.ts';
+import { openApiDocument } from './openapi/document.ts';
+import { createRouter } from './openapi/router.ts';
+import { accountRoutes } from './routes/account.ts';
+import { metaRoutes } from './routes/meta.ts';
+
+export type { ApiConfig } from './config.ts';
+export type { Logger } from './logger.ts';
+
+/**
+ * Builds the API. Order matters: the request id comes first so every later line and
+ * response (errors included) carries it; CORS answers preflights before auth; the body
+ * limit runs before anything reads a body.
+ *
+ * @example
+ * const app = createApiApp({ db, config: { embedded: true, publicUrl: 'http://localhost:8080', corsOrigins: [] } })
+ * const res = await app.request('/health')
+ */
+export function createApiApp(deps: { db: Db; config: ApiConfig; log?: Logger }): OpenAPIHono<AppEnv> {
+  const ctx = { ...deps, log: deps.log ?? consoleLogger() };
+  const app = createRouter();
+
+  app.use(requestId());
+  app.use(requestLog(ctx.log));
+  app.use(
+    cors({
+      origin: ctx.config.corsOrigins,
+      credentials: true,
+      allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      exposeHeaders: ['X-Request-Id'],
+      maxAge: 600,
+    }),
+  );
+  app.use(
+    bodyLimit({
+      maxSize: ctx.config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError('payload_too_large', 'Request body is too large');
+      },
+    }),
+  );
+
+  const getDocument = openApiDocument(app, ctx.config);
+  app.route('/', metaRoutes(getDocument));
+  app.route('/', accountRoutes(ctx));
+
+  app.onError(errorHandler(ctx.log));
+  app.notFound(notFoundHandler);
+  return app;
+}

@@ -1,0 +1,18 @@
+/**
+ * @module The provider API's configuration: what changes between embedded mode and production.
+ * main.ts reads the environment and builds it; tests build it inline.
+ */
+
+export interface ApiConfig {
+  /** Embedded mode (one process, PGlite, local adapters) rather than a production deployment. */
+  embedded: boolean;
+  /** Public origin of this API, shown in the OpenAPI document and the docs page. */
+  publicUrl: string;
+  /** Dashboard origins allowed to call with credentials (exact match, e.g. http://localhost:3000). */
+  corsOrigins: string[];
+  /** Largest request body accepted, in bytes (default 1 MiB); larger bodies get 413. */
+  maxBodyBytes?: number;
+}
+
+/** JSON calls are small; routes that take files get their own limits when they arrive. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;

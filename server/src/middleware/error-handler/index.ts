@@ -1,0 +1,56 @@
+/**
+ * @module The one place that turns anything thrown into the error contract
+ * `{ errors: [{ msg, code }] }`: ApiError → its status; Hono's HTTPException (malformed JSON,
+ * unsupported media type) → the matching code; anything else → a generic 500 that carries no
+ * internals, logged with the request id.
+ */
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ApiError, UNEXPECTED_ERROR_MESSAGE, type ErrorCode, type ErrorBody } from '../../errors.ts';
+import type { AppEnv } from '../../context.ts';
+import type { Logger } from '../../logger.ts';
+
+const HTTP_EXCEPTION_CODES: Partial<Record<number, ErrorCode>> = {
+  400: 'invalid_json',
+  401: 'invalid_api_key',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+const HTTP_EXCEPTION_MESSAGES: Partial<Record<number, string>> = {
+  413: 'Request body is too large',
+  415: 'Content-Type must be application/json',
+};
+
+function respond(c: Context<AppEnv>, status: number, body: ErrorBody) {
+  return c.json(body, status as ContentfulStatusCode);
+}
+
+export function errorHandler(log: Logger): ErrorHandler<AppEnv> {
+  return (err, c) => {
+    if (err instanceof ApiError) return respond(c, err.status, err.toBody());
+    if (err instanceof HTTPException && err.status < 500) {
+      const code = HTTP_EXCEPTION_CODES[err.status] ?? 'bad_request';
+      const msg = HTTP_EXCEPTION_MESSAGES[err.status] ?? (err.message || 'Bad request');
+      return respond(c, err.status, { errors: [{ msg, code }] });
+    }
+    // Name, message, SQLSTATE and stack only: a driver's `detail` can quote row values (keys).
+    const e = err as Error & { code?: unknown };
+    log.error('unhandled error', {
+      request_id: c.var.requestId,
+      method: c.req.method,
+      path: c.req.path,
+      error: `${e.name}: ${e.message}`,
+      sqlstate: typeof e.code === 'string' ? e.code : undefined,
+      stack: e.stack,
+    });
+    return respond(c, 500, { errors: [{ msg: UNEXPECTED_ERROR_MESSAGE, code: 'internal_error' }] });
+  };
+}
+
+export const notFoundHandler: NotFoundHandler<AppEnv> = (c) =>
+  respond(c, 404, { errors: [{ msg: `Not found: ${c.req.method} ${c.req.path}`, code: 'not_found' }] });

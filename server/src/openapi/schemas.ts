@@ -1,0 +1,63 @@
+/**
+ * @module Pieces every route definition shares: the error schema, the standard error
+ * responses, and the apiKey security requirement.
+ */
+import { z } from '@hono/zod-openapi';
+import { UNEXPECTED_ERROR_MESSAGE } from '../errors.ts';
+
+/** Name of the security scheme in the OpenAPI document (the Authorization header). */
+export const API_KEY_SCHEME = 'apiKey';
+
+export const apiKeySecurity = [{ [API_KEY_SCHEME]: [] as string[] }];
+
+const ErrorResponseSchema = z
+  .object({
+    errors: z
+      .array(
+        z.object({
+          msg: z.string().openapi({ description: 'Human-readable message, safe to show to the user.' }),
+          code: z.string().openapi({ description: 'Stable machine-readable code, e.g. invalid_api_key.' }),
+        }),
+      )
+      .min(1),
+  })
+  .openapi('ErrorResponse', {
+    description: 'Every error answer. Read `errors[0].msg`.',
+    example: { errors: [{ msg: 'Invalid API key', code: 'invalid_api_key' }] },
+  });
+
+function errorResponse(description: string, example: { msg: string; code: string }) {
+  return {
+    description,
+    content: { 'application/json': { schema: ErrorResponseSchema, example: { errors: [example] } } },
+  };
+}
+
+/** The error answers any API-key route can give, to spread into its `responses`. */
+export const authedErrorResponses = {
+  401: errorResponse('Missing or unknown API key.', { msg: 'Invalid API key', code: 'invalid_api_key' }),
+  413: errorResponse('Request body over the size limit.', { msg: 'Request body is too large', code: 'payload_too_large' }),
+  500: errorResponse('Unexpected server error (logged with the request id).', {
+    msg: UNEXPECTED_ERROR_MESSAGE,
+    code: 'internal_error',
+  }),
+} as const;
+
+/** The extra error answers of a route that reads a JSON body. */
+export const bodyErrorResponses = {
+  400: errorResponse('Invalid input: malformed JSON, or a field that fails validation.', {
+    msg: 'Malformed JSON in request body',
+    code: 'invalid_json',
+  }),
+  415: errorResponse('A body that is not JSON.', { msg: 'Content-Type must be application/json', code: 'unsupported_media_type' }),
+} as const;
+
+/** A JSON response with its schema and example, for a route's `responses`. */
+export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** A JSON request body; `required: false` lets clients omit it (then it validates as `{}`). */
+export function jsonBody<T extends z.ZodType>(schema: T, required = true) {
+  return { required, content: { 'application/json': { schema } } };
+}

@@ -1,0 +1,65 @@
+/**
+ * @module public.mdusers for the API server. The only SQL about users; parameters only.
+ * The server connects as the table owner, so RLS does not apply: every statement here
+ * is scoped by the caller's id explicitly.
+ */
+import type { Queryable } from '@aim/supabase/db';
+
+/** The authenticated caller: who they are, never their key. */
+export interface Account {
+  id: string;
+  email: string;
+}
+
+export function userRepository(q: Queryable) {
+  return {
+    async findByApiKey(apiKey: string): Promise<Account | undefined> {
+      const { rows } = await q.query<Account>('select id, email from public.mdusers where api_key = $1', [apiKey]);
+      return rows[0];
+    },
+
+    /** Replaces the key with a fresh one; the old key stops matching at commit. */
+    async rotateApiKey(userId: string): Promise<string | undefined> {
+      const { rows } = await q.query<{ api_key: string }>(
+        'update public.mdusers set api_key = public.new_api_key() where id = $1 returning api_key',
+        [userId],
+      );
+      return rows[0]?.api_key;
+    },
+
+    async setWebhookUrl(userId: string, url: string | null): Promise<{ integration_webhook_url: string | null } | undefined> {
+      const { rows } = await q.query<{ integration_webhook_url: string | null }>(
+        'update public.mdusers set integration_webhook_url = $2 where id = $1 returning integration_webhook_url',
+        [userId, url],
+      );
+      return rows[0];
+    },
+
+    async setOnboarded(userId: string): Promise<{ onboarded: boolean } | undefined> {
+      const { rows } = await q.query<{ onboarded: boolean }>(
+        'update public.mdusers set onboarded = true where id = $1 returning onboarded',
+        [userId],
+      );
+      return rows[0];
+    },
+
+    /**
+     * Sets referral_id only while it is still empty, in one statement, so two concurrent
+     * calls cannot both record. Answers whether this call recorded it and the stored value.
+     */
+    async setReferralIdOnce(userId: string, referralId: string): Promise<{ recorded: boolean; referral_id: string | null } | undefined> {
+      const { rows } = await q.query<{ recorded: boolean; referral_id: string | null }>(
+        `with recorded as (
+           update public.mdusers set referral_id = $2
+            where id = $1 and referral_id is null
+           returning referral_id
+         )
+         select (select count(*) from recorded) > 0 as recorded,
+                coalesce((select referral_id from recorded), u.referral_id) as referral_id
+           from public.mdusers u where u.id = $1`,
+        [userId, referralId],
+      );
+      return rows[0];
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '@aim/supabase/db';
+import { createApiApp, type ApiConfig } from '../src/app.ts';
+import { formatLogLine, type Logger } from '../src/logger.ts';
+
+export const DASHBOARD_ORIGIN = 'http://localhost:3000';
+
+export const testConfig: ApiConfig = {
+  embedded: true,
+  publicUrl: 'http://localhost:8080',
+  corsOrigins: [DASHBOARD_ORIGIN],
+};
+
+export interface TestUser {
+  id: string;
+  email: string;
+  apiKey: string;
+}
+
+/** A new account as first sign-in creates it: an auth.users row, whose trigger adds mdusers with a key. */
+export async function createUser(db: Db): Promise<TestUser> {
+  const email = `user-${randomUUID()}@example.test`;
+  const { rows } = await db.query<{ id: string }>('insert into auth.users (id, email) values (gen_random_uuid(), $1) returning id', [email]);
+  const id = rows[0].id;
+  const key = await db.query<{ api_key: string }>('select api_key from public.mdusers where id = $1', [id]);
+  return { id, email, apiKey: key.rows[0].api_key };
+}
+
+export async function readUser(db: Db, id: string) {
+  const { rows } = await db.query<{
+    api_key: string;
+    integration_webhook_url: string | null;
+    onboarded: boolean;
+    referral_id: string | null;
+  }>('select api_key, integration_webhook_url, onboarded, referral_id from public.mdusers where id = $1', [id]);
+  return rows[0];
+}
+
+/** A logger that keeps every line, to assert what is (and is not) logged. */
+export function captureLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    lines,
+    info: (msg, fields) => lines.push(`info ${formatLogLine(msg, fields)}`),
+    error: (msg, fields) => lines.push(`error ${formatLogLine(msg, fields)}`),
+  };
+}
+
+export function testApp(db: Db, log: Logger = captureLogger()) {
+  return createApiApp({ db, config: testConfig, log });
+}
+
+type App = ReturnType<typeof testApp>;
+
+/** POST with an API key (raw) and an optional JSON body (an object is serialised, a string sent as is). */
+export function post(app: App, path: string, opts: { key?: string; json?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key !== undefined) headers.authorization = opts.key;
+  let body: string | undefined;
+  if (opts.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = typeof opts.json === 'string' ? opts.json : JSON.stringify(opts.json);
+  }
+  return app.request(path, { method: 'POST', headers, body });
+}
+
+/** The error contract: `{ errors: [{ msg, code }] }` with at least one entry. */
+export async function expectErrorBody(res: Response): Promise<{ msg: string; code: string }> {
+  const body = (await res.json()) as { errors?: { msg: unknown; code: unknown }[] };
+  if (!Array.isArray(body.errors) || body.errors.length === 0) throw new Error(`not the error contract: ${JSON.stringify(body)}`);
+  for (const e of body.errors) {
+    if (typeof e.msg !== 'string' || typeof e.code !== 'string' || Object.keys(e).length !== 2) {
+      throw new Error(`bad error entry: ${JSON.stringify(e)}`);
+    }
+  }
+  return body.errors[0] as { msg: string; code: string };
+}
