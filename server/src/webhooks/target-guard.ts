@@ -1,0 +1,97 @@
+/**
+ * @module The SSRF guard: a webhook URL is chosen by the customer, so without it they could
+ * make our servers POST into our own network (cloud metadata, databases, admin ports).
+ * A target is refused when its host is, or resolves to, any address in a blocked range.
+ * The check runs inside the socket's DNS lookup (`guardedLookup`), so the address that is
+ * checked is the address that is connected to: a DNS answer that changes between a check
+ * and the connect (rebinding) cannot slip through.
+ */
+import dns from 'node:dns';
+import net from 'node:net';
+
+const BLOCKED: [label: string, cidr: string][] = [
+  ['unspecified', '0.0.0.0/8'],
+  ['private', '10.0.0.0/8'],
+  ['carrier-grade NAT', '100.64.0.0/10'],
+  ['loopback', '127.0.0.0/8'],
+  ['link-local', '169.254.0.0/16'],
+  ['private', '172.16.0.0/12'],
+  ['reserved', '192.0.0.0/24'],
+  ['private', '192.168.0.0/16'],
+  ['reserved', '198.18.0.0/15'],
+  ['multicast', '224.0.0.0/4'],
+  ['reserved', '240.0.0.0/4'],
+  ['unspecified', '::/128'],
+  ['loopback', '::1/128'],
+  ['unique-local', 'fc00::/7'],
+  ['link-local', 'fe80::/10'],
+  ['site-local', 'fec0::/10'],
+  ['multicast', 'ff00::/8'],
+];
+
+// One BlockList per label so a refusal can say why. BlockList also matches IPv4-mapped
+// IPv6 addresses (::ffff:127.0.0.1) against the IPv4 ranges.
+const lists = new Map<string, net.BlockList>();
+for (const [label, cidr] of BLOCKED) {
+  const [address, prefix] = cidr.split('/');
+  const list = lists.get(label) ?? new net.BlockList();
+  list.addSubnet(address, Number(prefix), net.isIPv6(address) ? 'ipv6' : 'ipv4');
+  lists.set(label, list);
+}
+
+/** Why an IP address may not be a webhook target (e.g. 'loopback'), or undefined when it may. */
+export function blockedAddressReason(address: string): string | undefined {
+  const family = net.isIP(address);
+  if (family === 0) return 'not an IP address';
+  const type = family === 6 ? 'ipv6' : 'ipv4';
+  for (const [label, list] of lists) {
+    if (list.check(address, type)) return label;
+  }
+  return undefined;
+}
+
+/** Raised (from inside the lookup, or before connecting) when a target is refused. */
+export class TargetRefusedError extends Error {
+  readonly code = 'EWEBHOOKREFUSED';
+}
+
+export type LookupAddress = { address: string; family: number };
+/** Resolves a host name to all its addresses (dns.lookup with all: true by default). */
+export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
+
+export const resolveWithDns: ResolveHost = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+/** Refuses an IP literal host (the socket does not call lookup for those). */
+export function checkLiteralHost(host: string): void {
+  if (net.isIP(host) === 0) return;
+  const reason = blockedAddressReason(host);
+  if (reason) throw new TargetRefusedError(`${host} is a ${reason} address`);
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for http.request / net.connect that resolves with `resolve` and refuses the
+ * host when any of its addresses is blocked (every address, since the socket may try any).
+ */
+export function guardedLookup(resolve: ResolveHost) {
+  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
+    resolve(hostname).then(
+      (all) => {
+        const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        if (wanted.length === 0) {
+          const err: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
+          err.code = 'ENOTFOUND';
+          return callback(err, '');
+        }
+        for (const { address } of all) {
+          const reason = blockedAddressReason(address);
+          if (reason) return callback(new TargetRefusedError(`${hostname} resolves to ${address}, a ${reason} address`), '');
+        }
+        if (options.all) return callback(null, wanted);
+        callback(null, wanted[0].address, wanted[0].family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, ''),
+    );
+  };
+}

@@ -1,0 +1,250 @@
+/**
+ * @module Outgoing webhooks: `enqueue` records an event to deliver (inside the caller's
+ * transaction when given one), a dispatcher (`start`/`stop`, or `dispatchDue` once) sends
+ * due deliveries, retries them with backoff until a 2xx, and records every attempt.
+ * Any number of dispatchers (API instances, workers) may run against one database.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db, Queryable } from '@aim/supabase/db';
+import type { Logger } from '../logger.ts';
+import {
+  deliveryRepository,
+  type AttemptRow,
+  type ClaimedDelivery,
+  type DeliveryOutcome,
+  type DeliveryRow,
+  type WebhookEvent,
+} from './delivery-repository.ts';
+import { nextRetryDelayMs } from './retry-schedule.ts';
+import { sendWebhook, MAX_SNIPPET_CHARS } from './send-webhook.ts';
+import { generateSigningSecret, signWebhook } from './signature.ts';
+import { resolveWithDns, type ResolveHost } from './target-guard.ts';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_USER_AGENT = 'AIM-Webhooks/1.0';
+// The lease outlives the send timeout, so a live dispatcher always finishes before another
+// may take the delivery over; a crashed one's delivery comes due again after it.
+const LEASE_MARGIN_MS = 60_000;
+
+export interface WebhookServiceOptions {
+  db: Db;
+  log: Logger;
+  /**
+   * Allow targets on loopback/private/link-local addresses. Only embedded mode (one machine,
+   * a developer's own receiver on localhost) turns this on; production keeps it off.
+   */
+  allowPrivateTargets: boolean;
+  /** The clock for scheduling and signature timestamps (tests move it instead of sleeping). */
+  now?: () => Date;
+  /** Host name → addresses (dns.lookup, all: true); tests inject DNS answers. */
+  resolveHost?: ResolveHost;
+  /** Jitter source, [0, 1). */
+  random?: () => number;
+  timeoutMs?: number;
+  pollIntervalMs?: number;
+  /** Deliveries claimed and sent in parallel per round. */
+  batchSize?: number;
+  userAgent?: string;
+}
+
+export interface EnqueueInput {
+  userId: string;
+  taskId: string;
+  url: string;
+  /** The per-request webhook_secret: echoed as x-webhook-secret and the signing key. */
+  secret?: string | null;
+  event: WebhookEvent;
+  /** The body: the task's /fetch result. */
+  payload: unknown;
+}
+
+export interface DeliveryWithAttempts extends DeliveryRow {
+  attempts: AttemptRow[];
+}
+
+export interface WebhookService {
+  /**
+   * Records an event to deliver; returns its id (also the `webhook-id` header), or null when
+   * dropped: a progress event after the task's final event for the same url. A newer event
+   * supersedes the waiting progress events of the same task and url. Pass `tx` to enqueue
+   * in the transaction that changes the task, so a committed change always gets its webhook.
+   */
+  enqueue(input: EnqueueInput, opts?: { tx?: Queryable }): Promise<string | null>;
+  /** Claims and sends everything due now, until nothing is due; returns how many were sent. */
+  dispatchDue(): Promise<number>;
+  /** Starts polling for due deliveries every pollIntervalMs (and soon after each enqueue). */
+  start(): void;
+  /** Stops polling and waits for the round in progress. */
+  stop(): Promise<void>;
+  /** The account's `whsec_…` signing secret (made on first use), for the owner to see. */
+  getSigningSecret(userId: string): Promise<string>;
+  /** A task's deliveries for its owner, oldest first, each with its attempts. */
+  listDeliveries(userId: string, taskId: string): Promise<DeliveryWithAttempts[]>;
+}
+
+const clip = (s: string | undefined) => (s === undefined ? null : s.slice(0, MAX_SNIPPET_CHARS));
+
+export function createWebhookService(opts: WebhookServiceOptions): WebhookService {
+  const { db, log } = opts;
+  const clock = opts.now ?? (() => new Date());
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const pollIntervalMs = opts.pollIntervalMs ?? 1000;
+  const batchSize = opts.batchSize ?? 10;
+  const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+  const resolveHost = opts.resolveHost ?? resolveWithDns;
+
+  let started = false;
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<void> | undefined;
+
+  async function enqueueIn(q: Queryable, input: EnqueueInput): Promise<string | null> {
+    const repo = deliveryRepository(q);
+    const now = clock();
+    await repo.lockTarget(input.taskId, input.url);
+    if (input.event === 'task.progress' && (await repo.hasFinalEvent(input.taskId, input.url))) return null;
+    await repo.supersedeProgress(input.taskId, input.url, now);
+    const id = await repo.insert({ ...input, now });
+    if (input.secret) await repo.insertSecret(id, input.secret);
+    return id;
+  }
+
+  async function enqueue(input: EnqueueInput, o: { tx?: Queryable } = {}) {
+    const id = o.tx ? await enqueueIn(o.tx, input) : await db.transaction((tx) => enqueueIn(tx, input));
+    if (id) wake();
+    return id;
+  }
+
+  function getSigningSecret(userId: string) {
+    return deliveryRepository(db).getOrCreateSigningSecret(userId, generateSigningSecret());
+  }
+
+  async function deliver(d: ClaimedDelivery, token: string): Promise<void> {
+    const body = JSON.stringify(d.payload);
+    const signingSecret = d.secret ?? (await getSigningSecret(d.user_id));
+    const sentAt = clock();
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': userAgent,
+      'x-webhook-event': d.event,
+      ...signWebhook(signingSecret, d.id, Math.floor(sentAt.getTime() / 1000), body),
+    };
+    if (d.secret) headers['x-webhook-secret'] = d.secret;
+
+    const result = await sendWebhook(d.url, body, headers, {
+      timeoutMs,
+      allowPrivateTargets: opts.allowPrivateTargets,
+      resolveHost,
+    });
+
+    const finishedAt = clock();
+    let outcome: DeliveryOutcome;
+    const last = { lastStatusCode: result.statusCode ?? null, lastError: clip(result.error) };
+    if (result.outcome === 'delivered') {
+      outcome = { status: 'delivered', nextAttemptAt: null, deliveredAt: finishedAt, ...last };
+    } else if (result.outcome === 'refused') {
+      outcome = { status: 'refused', nextAttemptAt: null, deliveredAt: null, ...last };
+    } else {
+      const delay = nextRetryDelayMs(d.attempt_count, opts.random);
+      outcome =
+        delay === null
+          ? { status: 'failed', nextAttemptAt: null, deliveredAt: null, ...last }
+          : { status: 'pending', nextAttemptAt: new Date(finishedAt.getTime() + delay), deliveredAt: null, ...last };
+    }
+
+    await db.transaction(async (tx) => {
+      const repo = deliveryRepository(tx);
+      await repo.recordAttempt({
+        deliveryId: d.id,
+        userId: d.user_id,
+        attempt: d.attempt_count,
+        statusCode: result.statusCode ?? null,
+        latencyMs: result.latencyMs,
+        responseSnippet: clip(result.snippet),
+        error: clip(result.error),
+        at: finishedAt,
+      });
+      await repo.finishClaim(d.id, token, outcome);
+    });
+    // No URL in the log: customers put tokens in query strings.
+    log.info('webhook attempt', {
+      delivery_id: d.id,
+      task_id: d.task_id,
+      event: d.event,
+      attempt: d.attempt_count,
+      status: outcome.status,
+      status_code: result.statusCode,
+      ms: result.latencyMs,
+      error: result.error,
+    });
+  }
+
+  async function dispatchDue(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const now = clock();
+      const token = randomUUID();
+      const claimed = await deliveryRepository(db).claimDue({
+        now,
+        leaseUntil: new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS),
+        limit: batchSize,
+        token,
+      });
+      if (claimed.length === 0) return sent;
+      const results = await Promise.allSettled(claimed.map((d) => deliver(d, token)));
+      for (const [i, r] of results.entries()) {
+        // The claim's lease runs out and the delivery comes due again.
+        if (r.status === 'rejected') log.error('webhook delivery error', { delivery_id: claimed[i].id, error: String(r.reason) });
+      }
+      sent += claimed.length;
+    }
+  }
+
+  function schedule(delayMs: number) {
+    clearTimeout(timer);
+    timer = setTimeout(tick, delayMs);
+    timer.unref();
+  }
+
+  function tick() {
+    timer = undefined;
+    round = dispatchDue()
+      .then(
+        () => undefined,
+        (err: unknown) => log.error('webhook dispatch error', { error: String(err) }),
+      )
+      .finally(() => {
+        round = undefined;
+        if (started) schedule(pollIntervalMs);
+      });
+  }
+
+  function wake() {
+    if (started && !round) schedule(0);
+  }
+
+  return {
+    enqueue,
+    dispatchDue,
+    start() {
+      if (started) return;
+      started = true;
+      schedule(0);
+    },
+    async stop() {
+      started = false;
+      clearTimeout(timer);
+      timer = undefined;
+      await round;
+    },
+    getSigningSecret,
+    async listDeliveries(userId, taskId) {
+      const repo = deliveryRepository(db);
+      const deliveries = await repo.listForTask(userId, taskId);
+      const attempts = await repo.listAttempts(
+        userId,
+        deliveries.map((d) => d.id),
+      );
+      return deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.delivery_id === d.id) }));
+    },
+  };
+}
