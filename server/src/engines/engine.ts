@@ -1,0 +1,152 @@
+/**
+ * @module The Engine port: what the task worker asks of any media engine (the local
+ * procedural/sharp engine, a midjourney-proxy upstream, later others) and what it gets back.
+ * Engines never touch the database or the media store; the caller persists results.
+ */
+
+/** Which grid cell an action applies to (Midjourney's U1–U4 / V1–V4 buttons). */
+export type CellIndex = 1 | 2 | 3 | 4;
+
+/** `1x` is Midjourney's plain U button (the cell as is); the others enlarge the cell. */
+export type UpscaleType = '1x' | 'subtle' | 'creative' | '2x' | '4x';
+
+export const UPSCALE_TYPES: readonly UpscaleType[] = ['1x', 'subtle', 'creative', '2x', '4x'];
+
+export type AspectRatio = '1:1' | '16:9' | '9:16' | '4:3' | '3:4' | '3:2' | '2:3';
+
+/**
+ * What an action needs to know about the task it derives from. Each engine reads the parts
+ * it needs: the local engine the parent's image bytes, an upstream adapter the id the
+ * upstream gave the parent.
+ */
+export interface ParentRef {
+  /** The id the upstream engine gave the parent task. */
+  upstreamId?: string;
+  /** The parent's primary image (a 2×2 grid or a single image). */
+  image?: Uint8Array;
+  layout?: 'grid' | 'single';
+  prompt?: string;
+  seed?: number;
+}
+
+interface JobBase {
+  /**
+   * Set when a previous attempt already submitted the job upstream (reported through
+   * progress), so a retry resumes watching it instead of submitting (and paying) twice.
+   */
+  resumeUpstreamId?: string;
+}
+
+export type EngineJob = JobBase &
+  (
+    | { kind: 'imagine'; prompt: string; seed?: number; mode?: 'fast' | 'turbo' }
+    | { kind: 'reroll'; parent: ParentRef; seed?: number }
+    | { kind: 'variation'; parent: ParentRef; index: CellIndex }
+    | { kind: 'upscale'; parent: ParentRef; index: CellIndex; type: UpscaleType }
+    | { kind: 'seed'; parent: ParentRef }
+    | { kind: 'flux-imagine'; prompt: string; seed?: number; aspectRatio?: AspectRatio }
+    | { kind: 'ideogram-imagine'; prompt: string; seed?: number; aspectRatio?: AspectRatio }
+  );
+
+export type EngineJobKind = EngineJob['kind'];
+
+export const ENGINE_JOB_KINDS: readonly EngineJobKind[] = [
+  'imagine',
+  'reroll',
+  'variation',
+  'upscale',
+  'seed',
+  'flux-imagine',
+  'ideogram-imagine',
+];
+
+/** Image bytes rendered here, or a URL an upstream serves (to be copied into our store). */
+export type EngineImage =
+  | { source: 'buffer'; data: Buffer; contentType: string; width: number; height: number }
+  | { source: 'url'; url: string; width?: number; height?: number };
+
+export interface EngineResult {
+  /** Adapter name, e.g. `local` or `midjourney-proxy`. */
+  engine: string;
+  /** How the pixels were made, e.g. `procedural-svg`, `lanczos3`, `midjourney`. */
+  method: string;
+  /** True when the picture content is not a real generation (procedural stand-in). */
+  simulated: boolean;
+  /** A human-readable line about how the result was made. */
+  note?: string;
+  /** `grid`: `image` is the 2×2 composition of `images`; `none`: no picture (seed). */
+  layout: 'grid' | 'single' | 'none';
+  /** The primary picture (Task.image_url). */
+  image?: EngineImage;
+  /** The individual pictures (Task.image_urls): the four cells of a grid, or the single one. */
+  images: EngineImage[];
+  seed?: number;
+  width?: number;
+  height?: number;
+  upstreamId?: string;
+}
+
+/** Non-terminal task statuses of spec §4 that an engine can report while it works. */
+export type EngineStage = 'queued' | 'submitted' | 'starting' | 'running' | 'processing';
+
+export interface EngineProgress {
+  /** 0–100; never goes backwards within one run (enforced by defineEngine). */
+  percentage: number;
+  status?: EngineStage;
+  /** Reported once an upstream accepted the job; persist it to resume after a crash. */
+  upstreamId?: string;
+}
+
+export type ProgressListener = (progress: EngineProgress) => void;
+
+export interface Engine {
+  readonly name: string;
+  readonly kinds: readonly EngineJobKind[];
+  supports(kind: EngineJobKind): boolean;
+  run(job: EngineJob, onProgress: ProgressListener, signal: AbortSignal): Promise<EngineResult>;
+}
+
+export type EngineErrorCode =
+  | 'aborted'
+  | 'unsupported'
+  | 'invalid_input'
+  | 'too_large'
+  | 'banned_prompt'
+  | 'upstream_failed'
+  | 'upstream_rejected'
+  | 'upstream_busy'
+  | 'upstream_unavailable'
+  | 'upstream_auth'
+  | 'timeout'
+  | 'internal';
+
+/**
+ * A failure of one engine run. `message` is safe to show the user (it becomes the task's
+ * result message); `retryable` tells the job queue whether another attempt may succeed.
+ */
+export class EngineError extends Error {
+  readonly code: EngineErrorCode;
+  readonly retryable: boolean;
+  /** Operator-facing detail (upstream body, banned word, ...), never shown to users. */
+  readonly detail?: string;
+  readonly upstreamId?: string;
+
+  constructor(
+    code: EngineErrorCode,
+    message: string,
+    options: { retryable?: boolean; detail?: string; upstreamId?: string; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'EngineError';
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.detail = options.detail;
+    this.upstreamId = options.upstreamId;
+  }
+}
+
+export const GENERIC_ENGINE_FAILURE = 'The generation failed, please try again.';
+
+export function isEngineError(error: unknown): error is EngineError {
+  return error instanceof EngineError;
+}

@@ -1,0 +1,136 @@
+/**
+ * @module The wire shapes of a midjourney-proxy-compatible upstream (novicezk v2.6 and the
+ * trueai-org superset; see upstream-protocols.md C1) and their mapping onto the Engine port.
+ */
+import { type EngineStage, EngineError } from '../engine.ts';
+
+/** `SubmitResultVO`: the answer of every /submit/* call. */
+export interface SubmitResult {
+  code: number;
+  description?: string;
+  result?: string | number | null;
+  properties?: Record<string, unknown>;
+}
+
+export interface UpstreamButton {
+  customId: string;
+  label?: string;
+  emoji?: string;
+}
+
+/** The Task object of /task/{id}/fetch (novicezk fields plus the trueai additions we read). */
+export interface UpstreamTask {
+  id: string;
+  action?: string;
+  status?: string;
+  progress?: string | number | null;
+  imageUrl?: string | null;
+  imageUrls?: Array<string | { url?: string }> | null;
+  failReason?: string | null;
+  seed?: string | number | null;
+  width?: number | null;
+  height?: number | null;
+  buttons?: UpstreamButton[] | null;
+}
+
+export const SUBMIT_CODES = {
+  success: 1,
+  notFound: 3,
+  validationError: 4,
+  failure: 9,
+  existed: 21,
+  inQueue: 22,
+  queueFull: 23,
+  bannedPrompt: 24,
+} as const;
+
+/**
+ * Reads the upstream's progress string ("0%" … "100%", "" after a failure) leniently:
+ * spaces, a missing % sign, decimals and bare numbers are accepted; anything else is
+ * unknown (undefined), never a reason to fail the task.
+ */
+export function parseProgress(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? clampPercentage(value) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(value);
+  return match ? clampPercentage(Number(match[1])) : undefined;
+}
+
+function clampPercentage(value: number): number {
+  return Math.min(100, Math.max(0, Math.floor(value)));
+}
+
+export type UpstreamState = { kind: 'active'; stage: EngineStage } | { kind: 'success' } | { kind: 'failure' } | { kind: 'cancelled' };
+
+/** NOT_START → SUBMITTED → IN_PROGRESS → SUCCESS | FAILURE, plus trueai's MODAL and CANCEL. */
+export function mapStatus(status: string | undefined): UpstreamState {
+  switch ((status ?? '').toUpperCase()) {
+    case 'SUCCESS':
+      return { kind: 'success' };
+    case 'FAILURE':
+      return { kind: 'failure' };
+    case 'CANCEL':
+      return { kind: 'cancelled' };
+    case 'NOT_START':
+      return { kind: 'active', stage: 'queued' };
+    case 'SUBMITTED':
+      return { kind: 'active', stage: 'submitted' };
+    default:
+      // IN_PROGRESS, MODAL and statuses this adapter does not know yet: keep waiting
+      return { kind: 'active', stage: 'processing' };
+  }
+}
+
+/** The upstream task id of an accepted submit, or the EngineError its code stands for. */
+export function readSubmitResult(body: SubmitResult): string {
+  const detail = `code ${body.code}: ${body.description ?? ''}`.trim();
+  switch (body.code) {
+    case SUBMIT_CODES.success:
+    case SUBMIT_CODES.existed:
+    case SUBMIT_CODES.inQueue: {
+      if (body.result === undefined || body.result === null || String(body.result) === '') {
+        throw new EngineError('upstream_unavailable', 'The generation service did not accept the task, please try again.', {
+          retryable: true,
+          detail: `${detail} without a task id`,
+        });
+      }
+      return String(body.result);
+    }
+    case SUBMIT_CODES.bannedPrompt: {
+      const word = typeof body.properties?.bannedWord === 'string' ? body.properties.bannedWord : undefined;
+      throw new EngineError('banned_prompt', word ? `Your prompt contains a banned word: ${word}` : 'Your prompt contains a banned word.', {
+        detail,
+      });
+    }
+    case SUBMIT_CODES.queueFull:
+      throw new EngineError('upstream_busy', 'The generation queue is full, please try again shortly.', { retryable: true, detail });
+    case SUBMIT_CODES.notFound:
+      throw new EngineError('upstream_rejected', 'The task this action applies to is no longer available.', { detail });
+    case SUBMIT_CODES.validationError:
+      throw new EngineError('invalid_input', body.description ? `The request was refused: ${body.description}` : 'The request was refused.', {
+        detail,
+      });
+    default:
+      throw new EngineError('upstream_unavailable', 'The generation service failed, please try again.', { retryable: true, detail });
+  }
+}
+
+export function readImageUrls(task: UpstreamTask): string[] {
+  return (task.imageUrls ?? [])
+    .map((entry) => (typeof entry === 'string' ? entry : entry?.url))
+    .filter((url): url is string => typeof url === 'string' && url.length > 0);
+}
+
+export function readSeed(value: unknown): number | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  const seed = Number(value);
+  return Number.isSafeInteger(seed) && seed >= 0 ? seed : undefined;
+}
+
+/** Button ids of the enlargements offered on an upscaled (U) image, by our upscale type. */
+export const UPSCALE_BUTTONS = {
+  subtle: /::upsample_v[0-9a-z]*_2x_subtle::/i,
+  creative: /::upsample_v[0-9a-z]*_2x_creative::/i,
+  '2x': /::upsample_v[0-9a-z]*_2x::/i,
+  '4x': /::upsample_v[0-9a-z]*_4x::/i,
+} as const;
