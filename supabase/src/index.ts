@@ -51,7 +51,15 @@ export function createLocalSupabase(opts: { db: Db; config: LocalSupabaseConfig;
     }),
   );
   // PostgREST and GoTrue refuse huge bodies; so do we (413, not a crash).
-  app.use('*', bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ code: 'PGRST413', message: 'Payload Too Large', details: null, hint: null }, 413) }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: 1024 * 1024,
+      onError: (c) =>
+        // the rest of the body is never read: close the connection so it is not reused mid-stream
+        c.json({ code: 'PGRST413', message: 'Payload Too Large', details: null, hint: null }, 413, { connection: 'close' }),
+    }),
+  );
   app.route('/auth/v1', createAuthApp(ctx));
   app.route('/rest/v1', createRestApp(ctx));
   app.route('/_dev', createDevApp(ctx));

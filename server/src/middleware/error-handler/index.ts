@@ -27,7 +27,8 @@ const HTTP_EXCEPTION_MESSAGES: Partial<Record<number, string>> = {
 };
 
 function respond(c: Context<AppEnv>, status: number, body: ErrorBody) {
-  return c.json(body, status as ContentfulStatusCode);
+  // A 413 leaves the rest of the body unread: close the connection so a client does not reuse it.
+  return c.json(body, status as ContentfulStatusCode, status === 413 ? { connection: 'close' } : undefined);
 }
 
 export function errorHandler(log: Logger): ErrorHandler<AppEnv> {
