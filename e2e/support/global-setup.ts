@@ -54,7 +54,8 @@ export default async function globalSetup() {
 
   buildFrontEnds();
 
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'aim-e2e-pglite-'));
+  const runDir = mkdtempSync(path.join(tmpdir(), 'aim-e2e-'));
+  const dataDir = path.join(runDir, 'pglite');
   const logPath = path.join(ARTIFACTS, 'server.log');
   const log = createWriteStream(logPath);
   const env: NodeJS.ProcessEnv = { ...process.env, ...launcherEnv(dataDir) };
@@ -78,7 +79,7 @@ export default async function globalSetup() {
       clearTimeout(forced);
     }
     log.end();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(runDir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + READY_TIMEOUT_MS;

@@ -27,6 +27,8 @@ export const remoteUrl = (name: RemoteName) => origin(PORTS[name]);
 export function launcherEnv(dataDir: string): Record<string, string> {
   return {
     DATA_DIR: dataDir,
+    // next to the database, so a run leaves nothing behind in the repository's .data/
+    MEDIA_DIR: `${dataDir}-media`,
     SHELL_PORT: String(PORTS.shell),
     MFE_TOOLS_PORT: String(PORTS.mfe_tools),
     MFE_ASSETS_PORT: String(PORTS.mfe_assets),

@@ -16,7 +16,13 @@ import { requestLog } from './middleware/request-log/index.ts';
 import { openApiDocument } from './openapi/document.ts';
 import { createRouter } from './openapi/router.ts';
 import { accountRoutes } from './routes/account.ts';
+import { mediaRoutes } from './routes/media.ts';
 import { metaRoutes } from './routes/meta.ts';
+import { taskRoutes } from './routes/tasks.ts';
+import { uploadRoutes } from './routes/upload.ts';
+import type { EngineRegistry } from './services/tasks/engine-registry.ts';
+import type { MediaStore } from './storage/media-store.ts';
+import { withTaskDefaults } from './workers/runtime.ts';
 
 export type { ApiConfig } from './config.ts';
 export type { Logger } from './logger.ts';
@@ -30,8 +36,17 @@ export type { Logger } from './logger.ts';
  * const app = createApiApp({ db, config: { embedded: true, publicUrl: 'http://localhost:8080', corsOrigins: [] } })
  * const res = await app.request('/health')
  */
-export function createApiApp(deps: { db: Db; config: ApiConfig; log?: Logger }): OpenAPIHono<AppEnv> {
+export function createApiApp(deps: {
+  db: Db;
+  config: ApiConfig;
+  log?: Logger;
+  /** Where images are stored (shared with the task worker). Default: disk under <repo>/.data/media. */
+  media?: MediaStore;
+  /** Which engine (job queue) runs each task kind (shared with the task worker). Default: the local engine. */
+  engines?: EngineRegistry;
+}): OpenAPIHono<AppEnv> {
   const ctx = { ...deps, log: deps.log ?? consoleLogger() };
+  const tasks = { ...ctx, ...withTaskDefaults(ctx.config.publicUrl, deps) };
   const app = createRouter();
 
   app.use(requestId());
@@ -46,6 +61,8 @@ export function createApiApp(deps: { db: Db; config: ApiConfig; log?: Logger }):
       maxAge: 600,
     }),
   );
+  // before the JSON body limit: it brings its own, sized for an image
+  app.route('/', uploadRoutes(tasks));
   app.use(
     bodyLimit({
       maxSize: ctx.config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -58,6 +75,8 @@ export function createApiApp(deps: { db: Db; config: ApiConfig; log?: Logger }):
   const getDocument = openApiDocument(app, ctx.config);
   app.route('/', metaRoutes(getDocument));
   app.route('/', accountRoutes(ctx));
+  app.route('/', taskRoutes(tasks));
+  app.route('/', mediaRoutes(tasks));
 
   app.onError(errorHandler(ctx.log));
   app.notFound(notFoundHandler);

@@ -13,6 +13,7 @@ const ERROR_STATUS = {
   bad_request: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
+  insufficient_credits: 402,
   forbidden: 403,
   not_found: 404,
   conflict: 409,

@@ -9,7 +9,12 @@ import { serve } from '@hono/node-server';
 import { createLocalSupabase, defaultLocalConfig, DEFAULT_ANON_KEY } from '@aim/supabase';
 import { migrate, openPglite, openPostgres, type Db } from '@aim/supabase/db';
 import { createApiApp } from './app.ts';
+import { consoleLogger } from './logger.ts';
 import { siteDir, startStaticSites } from './static-sites.ts';
+import { createWebhookService } from './webhooks/index.ts';
+import { sendTaskWebhooks } from './webhooks/task-webhooks.ts';
+import { createTaskWorker } from './workers/task-worker.ts';
+import { concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv } from './workers/runtime.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const env = process.env;
@@ -78,8 +83,14 @@ async function main() {
     closers.push(services.close, () => new Promise((r) => server.close(r)));
   }
 
+  const log = consoleLogger();
+  const media = mediaStoreFromEnv(apiBaseUrl);
+  const engines = enginesFromEnv();
   const api = createApiApp({
     db,
+    media,
+    engines,
+    log,
     config: {
       embedded: !hostedSupabaseUrl,
       corsOrigins: (env.CORS_ORIGINS ?? shellUrl).split(',').map((s) => s.trim()),
@@ -88,6 +99,19 @@ async function main() {
   });
   const apiServer = await listen(api.fetch, ports.api);
   closers.push(() => new Promise((r) => apiServer.close(r)));
+
+  // Webhook dispatch runs with every API instance; private targets only in embedded mode,
+  // where a developer points webhooks at a receiver on their own machine.
+  const webhooks = createWebhookService({ db, log, allowPrivateTargets: !hostedSupabaseUrl });
+  webhooks.start();
+  closers.push(() => webhooks.stop());
+  // Embedded mode runs the task worker in this process; production runs `npm run worker` too.
+  if (env.IN_PROCESS_WORKER !== 'false') {
+    const worker = createTaskWorker({ db, media, engines, concurrency: concurrencyFromEnv(engines), log });
+    sendTaskWebhooks({ db, events: worker, webhooks, log });
+    await worker.start();
+    closers.push(() => worker.stop());
+  }
 
   if (env.SERVE_STATIC !== 'false') {
     const remotes = Object.fromEntries(REMOTES.map((r) => [r.mf, `${env[`${r.mf.toUpperCase()}_URL`] ?? origin(r.port)}/mf-manifest.json`]));

@@ -17,6 +17,9 @@ interface Doc {
 }
 
 const ACCOUNT_PATHS = ['/auth/revokeAndCreateNewAPIKey', '/auth/updateWebhookURL', '/auth/update-onboarding-status', '/auth/recordReference'];
+const GENERATION_PATHS = ['/upload', '/pro/imagine', '/pro/variations', '/pro/upscale', '/pro/reroll', '/pro/seed', '/fetch', '/flux/imagine', '/ideogram/imagine'];
+// what anyone may read without a key: the health check and stored media (URLs handed to users)
+const PUBLIC_OPERATIONS = ['GET /health', 'GET /media/{key}', 'GET /openapi.json', 'GET /docs'];
 
 // The document comes from route schemas only, so one database kind is enough here.
 describe('OpenAPI document and docs page', () => {
@@ -42,7 +45,14 @@ describe('OpenAPI document and docs page', () => {
   });
 
   it('should list every route: the account calls as POST with apiKey security, /health as public GET', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual([...ACCOUNT_PATHS, '/health'].sort());
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([...ACCOUNT_PATHS, ...GENERATION_PATHS, '/health']));
+    // everything but the public reads needs the API key
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (PUBLIC_OPERATIONS.includes(`${method.toUpperCase()} ${path}`)) expect(op.security, `${method} ${path}`).toBeUndefined();
+        else expect(op.security, `${method} ${path}`).toEqual([{ apiKey: [] }]);
+      }
+    }
     for (const path of ACCOUNT_PATHS) {
       expect(Object.keys(doc.paths[path]), path).toEqual(['post']);
       expect(doc.paths[path].post.security, path).toEqual([{ apiKey: [] }]);

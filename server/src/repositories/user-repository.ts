@@ -27,6 +27,11 @@ export function userRepository(q: Queryable) {
       return rows[0]?.api_key;
     },
 
+    async findWebhookUrl(userId: string): Promise<string | null> {
+      const { rows } = await q.query<{ url: string | null }>('select integration_webhook_url as url from public.mdusers where id = $1', [userId]);
+      return rows[0]?.url ?? null;
+    },
+
     async setWebhookUrl(userId: string, url: string | null): Promise<{ integration_webhook_url: string | null } | undefined> {
       const { rows } = await q.query<{ integration_webhook_url: string | null }>(
         'update public.mdusers set integration_webhook_url = $2 where id = $1 returning integration_webhook_url',

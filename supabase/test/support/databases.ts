@@ -42,6 +42,13 @@ export async function createTestDb(kind: DbKind): Promise<Db> {
         await close();
         const c2 = new pg.Client({ connectionString: admin });
         await c2.connect();
+        // pool.end() resolves before its clients have gone; dropping "with (force)" then would
+        // terminate them mid-goodbye (57P01 surfacing as an unhandled error). Wait for them.
+        for (let i = 0; i < 50; i++) {
+          const { rows } = await c2.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+          if (rows[0].n === 0) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
         await c2.query(`drop database if exists ${name} with (force)`);
         await c2.end();
       },

@@ -1,0 +1,55 @@
+/**
+ * @module The task job queue on Postgres (table public.task_jobs; PGlite and PostgreSQL):
+ * claims (SKIP LOCKED, per-queue concurrency limit), leases kept alive by heartbeats and
+ * recovered when they expire (a crashed worker), retries with exponential backoff, and a
+ * wake-up on new jobs through LISTEN/NOTIFY (polling covers a missed notification).
+ */
+import type { Db } from '@aim/supabase/db';
+import { JOB_CHANNEL, jobRepository, type JobRow } from '../repositories/job-repository.ts';
+
+export type { JobRow } from '../repositories/job-repository.ts';
+
+export interface JobQueueOptions {
+  workerId: string;
+  /** How long a claim stays valid without a heartbeat. */
+  leaseMs: number;
+  /** First retry delay; doubles per attempt. */
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+/**
+ * Delay before retry number `attempt` (1-based): base · 2^(attempt-1), capped, with up to
+ * 20% jitter so jobs that failed together do not retry together.
+ */
+export function backoffMs(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+  const exponential = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exponential * (0.8 + 0.2 * random()));
+}
+
+export function createJobQueue(db: Db, options: JobQueueOptions) {
+  const leaseSeconds = options.leaseMs / 1000;
+  const jobs = jobRepository(db);
+  return {
+    /** Claims up to `wanted` jobs of `queue`, at most `limit` live at once across all workers. */
+    claim(queue: string, wanted: number, limit: number, exclude: string[]): Promise<JobRow[]> {
+      if (wanted <= 0) return Promise.resolve([]);
+      return db.transaction((tx) => jobRepository(tx).claim({ queue, wanted, limit, workerId: options.workerId, leaseSeconds, exclude }));
+    },
+    /** Jobs whose worker died on their last attempt, leased to this worker so it can fail them. */
+    claimExhausted(queue: string): Promise<JobRow[]> {
+      return db.transaction((tx) => jobRepository(tx).claimExhausted(queue, options.workerId, leaseSeconds));
+    },
+    heartbeat: (job: JobRow) => jobs.heartbeat(job.task_id, job.lease_token, leaseSeconds),
+    setUpstreamId: (job: JobRow, upstreamId: string) => jobs.setUpstreamId(job.task_id, job.lease_token, upstreamId),
+    /** Schedules the next attempt after the backoff of this one. */
+    retryLater: (job: JobRow, error: string) =>
+      jobs.retry(job.task_id, job.lease_token, backoffMs(job.attempts, options.backoffMs, options.maxBackoffMs) / 1000, error),
+    /** Gives a job back untouched (worker shutting down): runnable now, the attempt not counted. */
+    release: (job: JobRow) => jobs.retry(job.task_id, job.lease_token, 0, null, true),
+    /** Calls `onJob` whenever a job is enqueued (any process); answers the unsubscribe function. */
+    listen: (onJob: (queue: string) => void) => db.listen(JOB_CHANNEL, onJob),
+  };
+}
+
+export type JobQueue = ReturnType<typeof createJobQueue>;

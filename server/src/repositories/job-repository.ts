@@ -1,0 +1,130 @@
+/**
+ * @module public.task_jobs: the job queue's SQL (one job per task). Claims use
+ * `FOR UPDATE SKIP LOCKED` so concurrent workers never take the same job, under a
+ * per-queue advisory lock so the concurrency limit of a queue holds across processes.
+ * Every write by a worker after its claim is fenced by the claim's lease token.
+ */
+import type { Queryable } from '@aim/supabase/db';
+
+/** The pg_notify channel a new job is announced on (payload: its queue). */
+export const JOB_CHANNEL = 'aim_task_jobs';
+
+export interface JobRow {
+  task_id: string;
+  queue: string;
+  state: 'queued' | 'active' | 'done' | 'failed';
+  attempts: number;
+  max_attempts: number;
+  lease_token: string;
+  upstream_id: string | null;
+}
+
+const JOB_COLUMNS = 'task_id, queue, state, attempts, max_attempts, lease_token, upstream_id';
+
+export function jobRepository(q: Queryable) {
+  return {
+    /** Enqueues the job of a new task and wakes listening workers at commit. */
+    async enqueue(taskId: string, queue: string, maxAttempts: number): Promise<void> {
+      await q.query(
+        `with job as (insert into public.task_jobs (task_id, queue, max_attempts) values ($1, $2, $3) returning queue)
+         select pg_notify($4, queue) from job`,
+        [taskId, queue, maxAttempts, JOB_CHANNEL],
+      );
+    },
+
+    /**
+     * Claims up to `wanted` runnable jobs of `queue` (due queued jobs, and active jobs whose
+     * lease expired with attempts left), never letting more than `limit` leases of the
+     * queue be live at once. Run inside a transaction: the advisory lock is held to commit.
+     */
+    async claim(opts: { queue: string; wanted: number; limit: number; workerId: string; leaseSeconds: number; exclude: string[] }): Promise<JobRow[]> {
+      await q.query(`select pg_advisory_xact_lock(hashtext('aim_task_jobs:' || $1))`, [opts.queue]);
+      const { rows: busy } = await q.query<{ n: number }>(
+        `select count(*)::int as n from public.task_jobs where queue = $1 and state = 'active' and lease_expires_at > now()`,
+        [opts.queue],
+      );
+      const take = Math.min(opts.wanted, opts.limit - busy[0].n);
+      if (take <= 0) return [];
+      const { rows } = await q.query<JobRow>(
+        `with picked as (
+           select task_id from public.task_jobs
+            where queue = $1
+              and ((state = 'queued' and run_at <= now())
+                or (state = 'active' and lease_expires_at <= now() and attempts < max_attempts))
+              and not (task_id = any($5::uuid[]))
+            order by run_at, created_at
+            limit $2
+            for update skip locked
+         )
+         update public.task_jobs j
+            set state = 'active', attempts = j.attempts + 1, lease_token = gen_random_uuid(), locked_by = $3,
+                lease_expires_at = now() + make_interval(secs => $4), updated_at = now()
+           from picked where j.task_id = picked.task_id
+         returning ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}`,
+        [opts.queue, take, opts.workerId, opts.leaseSeconds, opts.exclude],
+      );
+      return rows;
+    },
+
+    /** Extends a lease; false when the lease is no longer this claim's (expired and taken). */
+    async heartbeat(taskId: string, leaseToken: string, leaseSeconds: number): Promise<boolean> {
+      const { rows } = await q.query(
+        `update public.task_jobs set lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+          where task_id = $1 and lease_token = $2 and state = 'active' returning task_id`,
+        [taskId, leaseToken, leaseSeconds],
+      );
+      return rows.length > 0;
+    },
+
+    async setUpstreamId(taskId: string, leaseToken: string, upstreamId: string): Promise<void> {
+      await q.query(`update public.task_jobs set upstream_id = $3, updated_at = now() where task_id = $1 and lease_token = $2 and state = 'active'`, [
+        taskId,
+        leaseToken,
+        upstreamId,
+      ]);
+    },
+
+    /** Ends a claim as done or failed; false when the lease was lost (someone else owns the job). */
+    async finish(taskId: string, leaseToken: string, state: 'done' | 'failed', error?: string): Promise<boolean> {
+      const { rows } = await q.query(
+        `update public.task_jobs set state = $3, last_error = coalesce($4, last_error), lease_token = null, lease_expires_at = null, updated_at = now()
+          where task_id = $1 and lease_token = $2 and state = 'active' returning task_id`,
+        [taskId, leaseToken, state, error ?? null],
+      );
+      return rows.length > 0;
+    },
+
+    /** Puts a claimed job back to run again after `delaySeconds`; `refundAttempt` undoes the claim's attempt (shutdown). */
+    async retry(taskId: string, leaseToken: string, delaySeconds: number, error: string | null, refundAttempt = false): Promise<boolean> {
+      const { rows } = await q.query(
+        `update public.task_jobs
+            set state = 'queued', run_at = now() + make_interval(secs => $3), last_error = coalesce($4, last_error),
+                attempts = case when $5 then greatest(attempts - 1, 0) else attempts end,
+                lease_token = null, lease_expires_at = null, locked_by = null, updated_at = now()
+          where task_id = $1 and lease_token = $2 and state = 'active' returning task_id`,
+        [taskId, leaseToken, delaySeconds, error, refundAttempt],
+      );
+      return rows.length > 0;
+    },
+
+    /**
+     * Takes over the jobs whose worker died on their last attempt (lease expired, no
+     * attempts left) so they can be failed; answers them with a fresh lease token.
+     */
+    async claimExhausted(queue: string, workerId: string, leaseSeconds: number): Promise<JobRow[]> {
+      const { rows } = await q.query<JobRow>(
+        `with picked as (
+           select task_id from public.task_jobs
+            where queue = $1 and state = 'active' and lease_expires_at <= now() and attempts >= max_attempts
+            limit 50 for update skip locked
+         )
+         update public.task_jobs j set lease_token = gen_random_uuid(), locked_by = $2,
+                lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+           from picked where j.task_id = picked.task_id
+         returning ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}`,
+        [queue, workerId, leaseSeconds],
+      );
+      return rows;
+    },
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * @module public.tasks (+ tasks_archive_1, task_webhooks, task_settlements) for the API
+ * server and the task worker. The only SQL about tasks; parameters only. The server is the
+ * table owner (no RLS), so every read for a caller is scoped by the caller's user id.
+ */
+import { isPgError, type Queryable } from '@aim/supabase/db';
+
+/** SQLSTATE public.apply_credit raises instead of letting a balance go negative. */
+export const INSUFFICIENT_CREDITS_SQLSTATE = 'P0402';
+
+export function isInsufficientCredits(error: unknown): boolean {
+  return isPgError(error) && error.code === INSUFFICIENT_CREDITS_SQLSTATE;
+}
+
+/** Statuses after which a task never changes again (spec §4). */
+export const TERMINAL_STATUSES = ['success', 'finished', 'failed'] as const;
+
+export interface TaskRow {
+  id: string;
+  user_id: string;
+  email: string;
+  type: string;
+  status: string;
+  percentage: number;
+  complete: boolean;
+  prompt: string | null;
+  parent_prompt: string | null;
+  parent_id: string | null;
+  image_url: string | null;
+  image_urls: string[] | null;
+  cost: number;
+  refund: number;
+  result: Record<string, unknown> | null;
+  seed: string | null;
+  input_data: Record<string, unknown> | null;
+  mode: string | null;
+  created_at: Date;
+  updated_at: Date;
+  /** True when the row was read from tasks_archive_1. */
+  archived: boolean;
+}
+
+export interface NewTask {
+  id: string;
+  userId: string;
+  email: string;
+  type: string;
+  cost: number;
+  prompt: string | null;
+  parentPrompt?: string | null;
+  parentId?: string | null;
+  mode?: string | null;
+  inputData?: Record<string, unknown> | null;
+}
+
+export interface TaskSuccess {
+  imageUrl: string | null;
+  imageUrls: string[] | null;
+  seed: string | null;
+  result: Record<string, unknown>;
+}
+
+const COLUMNS = `id, user_id, email, type, status, percentage, complete, prompt, parent_prompt, parent_id,
+  image_url, image_urls, cost, refund, result, seed, input_data, mode, created_at, updated_at`;
+
+const NOT_TERMINAL = `status not in ('success', 'finished', 'failed')`;
+
+export function taskRepository(q: Queryable) {
+  return {
+    async insert(task: NewTask): Promise<TaskRow> {
+      const { rows } = await q.query<TaskRow>(
+        `insert into public.tasks (id, user_id, email, type, status, cost, prompt, parent_prompt, parent_id, mode, input_data)
+         values ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10)
+         returning ${COLUMNS}, false as archived`,
+        [
+          task.id,
+          task.userId,
+          task.email,
+          task.type,
+          task.cost,
+          task.prompt,
+          task.parentPrompt ?? null,
+          task.parentId ?? null,
+          task.mode ?? null,
+          task.inputData ?? null,
+        ],
+      );
+      return rows[0];
+    },
+
+    async setWebhook(taskId: string, url: string | null, secret: string | null): Promise<void> {
+      await q.query('insert into public.task_webhooks (task_id, url, secret) values ($1, $2, $3)', [taskId, url, secret]);
+    },
+
+    /** The per-request webhook of a task (a null url means the account's URL), for the webhook sender. */
+    async findWebhook(taskId: string): Promise<{ url: string | null; secret: string | null } | undefined> {
+      const { rows } = await q.query<{ url: string | null; secret: string | null }>('select url, secret from public.task_webhooks where task_id = $1', [taskId]);
+      return rows[0];
+    },
+
+    /** A task of this user, live or archived; undefined when it is someone else's or unknown. */
+    async findOwn(userId: string, taskId: string): Promise<TaskRow | undefined> {
+      const { rows } = await q.query<TaskRow>(
+        `select ${COLUMNS}, false as archived from public.tasks where id = $1 and user_id = $2
+         union all
+         select ${COLUMNS}, true as archived from public.tasks_archive_1 where id = $1 and user_id = $2
+         limit 1`,
+        [taskId, userId],
+      );
+      return rows[0];
+    },
+
+    /** For the worker: a task by id, live or archived, whoever owns it. */
+    async findById(taskId: string): Promise<TaskRow | undefined> {
+      const { rows } = await q.query<TaskRow>(
+        `select ${COLUMNS}, false as archived from public.tasks where id = $1
+         union all
+         select ${COLUMNS}, true as archived from public.tasks_archive_1 where id = $1
+         limit 1`,
+        [taskId],
+      );
+      return rows[0];
+    },
+
+    /**
+     * Progress of a running task: the percentage only ever rises (greatest()), whatever
+     * order writes land in; a terminal task is left alone. Undefined when nothing changed.
+     */
+    async recordProgress(taskId: string, percentage: number, status: string): Promise<TaskRow | undefined> {
+      const { rows } = await q.query<TaskRow>(
+        `update public.tasks set percentage = greatest(percentage, least($2::int, 99)), status = $3
+          where id = $1 and ${NOT_TERMINAL}
+            and (percentage < least($2::int, 99) or status <> $3)
+         returning ${COLUMNS}, false as archived`,
+        [taskId, percentage, status],
+      );
+      return rows[0];
+    },
+
+    async markSucceeded(taskId: string, success: TaskSuccess): Promise<TaskRow | undefined> {
+      const { rows } = await q.query<TaskRow>(
+        `update public.tasks set status = 'success', percentage = 100, complete = true,
+                image_ready = $2::text is not null, image_url = $2, image_urls = $3, seed = coalesce($4, seed), result = $5
+          where id = $1 and ${NOT_TERMINAL}
+         returning ${COLUMNS}, false as archived`,
+        [taskId, success.imageUrl, success.imageUrls, success.seed, success.result],
+      );
+      return rows[0];
+    },
+
+    /** Fails a task and records its refund; the percentage stays where the run got to. */
+    async markFailed(taskId: string, result: Record<string, unknown>, refund: number): Promise<TaskRow | undefined> {
+      const { rows } = await q.query<TaskRow>(
+        `update public.tasks set status = 'failed', complete = true, result = $2, refund = $3
+          where id = $1 and ${NOT_TERMINAL}
+         returning ${COLUMNS}, false as archived`,
+        [taskId, result, refund],
+      );
+      return rows[0];
+    },
+
+    /**
+     * Records how a task's hold ended, once: answers false when it was already settled
+     * (the caller then moves no credits).
+     */
+    async settle(taskId: string, userId: string, outcome: 'charged' | 'refunded', amount: number): Promise<boolean> {
+      const { rows } = await q.query(
+        `insert into public.task_settlements (task_id, user_id, outcome, amount) values ($1, $2, $3, $4)
+         on conflict (task_id) do nothing returning task_id`,
+        [taskId, userId, outcome, amount],
+      );
+      return rows.length > 0;
+    },
+
+    /**
+     * Moves a task's credits through public.apply_credit (the one way a balance changes:
+     * a ledger row with a unique source key, a row lock on mdusers, never below zero).
+     * Answers the new balance, or null when that source key was already applied; throws
+     * SQLSTATE P0402 rather than go below zero.
+     */
+    async applyCredit(userId: string, delta: number, sourceKey: string, reason: string, taskId: string): Promise<number | null> {
+      const { rows } = await q.query<{ balance: number | null }>('select public.apply_credit($1, $2, $3, $4, $5) as balance', [
+        userId,
+        delta,
+        sourceKey,
+        reason,
+        taskId,
+      ]);
+      return rows[0].balance;
+    },
+  };
+}

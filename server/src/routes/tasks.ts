@@ -1,0 +1,303 @@
+/**
+ * @module Generation calls (spec §7): /pro/imagine, /pro/variations, /pro/upscale,
+ * /pro/reroll, /pro/seed, /flux/imagine, /ideogram/imagine, and POST /fetch. Each
+ * submission holds the task's price in credits and answers `{ task_id }` at once; the work
+ * runs on the task worker and is read back with /fetch (or followed live by realtime).
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { ApiDeps } from '../context.ts';
+import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
+import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { createRouter } from '../openapi/router.ts';
+import { MAX_WEBHOOK_URL_LENGTH } from '../services/account/webhook-url.ts';
+import type { TaskDeps } from '../services/tasks/create-task.ts';
+import { fetchTask } from '../services/tasks/fetch-task.ts';
+import { submitReroll, submitSeed, submitUpscale, submitVariation } from '../services/tasks/submit-from-parent.ts';
+import { submitImagine, submitModelImagine } from '../services/tasks/submit-imagine.ts';
+import { ASPECT_RATIOS, UPSCALE_TYPE_NAMES } from '../services/tasks/task-kinds.ts';
+
+export const MAX_PROMPT_LENGTH = 4000;
+
+const EXAMPLE_TASK_ID = '3b0c7c52-9a7e-4f55-a6a1-0c8f0f1d2e3a';
+const EXAMPLE_PARENT_ID = '8d2f1a64-5b3c-4e7d-9f10-2a3b4c5d6e7f';
+
+const required = (what: string) => ({ error: (issue: { input: unknown }) => (issue.input === undefined ? 'Required' : `Must be ${what}`) });
+
+const Prompt = z
+  .string(required('a string'))
+  .trim()
+  .min(1, 'Prompt must not be empty')
+  .max(MAX_PROMPT_LENGTH, `At most ${MAX_PROMPT_LENGTH} characters`)
+  .openapi({ description: `What to picture (1–${MAX_PROMPT_LENGTH} characters, trimmed).`, example: 'a lighthouse on a cliff at sunset' });
+
+const TaskId = (description: string) =>
+  z.guid({ error: (issue) => (issue.input === undefined ? 'Required' : 'Must be a task id') }).openapi({ description, example: EXAMPLE_PARENT_ID });
+
+const Index = z
+  .number(required('a number'))
+  .int('Must be 1, 2, 3 or 4')
+  .min(1, 'Must be 1, 2, 3 or 4')
+  .max(4, 'Must be 1, 2, 3 or 4')
+  .openapi({ description: 'Which image of the parent grid (1 top left, 2 top right, 3 bottom left, 4 bottom right).', example: 2 });
+
+const ImagineRequest = z
+  .object({
+    prompt: Prompt,
+    mode: z.enum(['fast', 'turbo']).optional().openapi({ description: 'Generation speed. Default fast.' }),
+    webhook_url: z
+      .string()
+      .nullish()
+      .openapi({ description: `http:// or https:// URL (at most ${MAX_WEBHOOK_URL_LENGTH} characters) told about progress and the result of this task.` }),
+    webhook_secret: z
+      .string()
+      .max(256, 'At most 256 characters')
+      .nullish()
+      .openapi({ description: 'Sent back with every webhook call of this task, so your server knows it is us.' }),
+  })
+  .openapi('ImagineRequest', {
+    example: { prompt: 'a lighthouse on a cliff at sunset', mode: 'fast', webhook_url: 'https://example.com/hooks/aimedia', webhook_secret: 's3cret' },
+  });
+
+const VariationsRequest = z
+  .object({ parent_task_id: TaskId('A finished imagine, reroll or variation task of yours.'), index: Index })
+  .openapi('VariationsRequest', { example: { parent_task_id: EXAMPLE_PARENT_ID, index: 2 } });
+
+const UpscaleRequest = z
+  .object({
+    parent_task_id: TaskId('A finished task of yours with images.'),
+    index: Index,
+    type: z
+      .enum(UPSCALE_TYPE_NAMES)
+      .optional()
+      .openapi({ description: 'creative or subtle (Midjourney upscalers), 2x or 4x (enlarge), 1x or omitted (the image as is).' }),
+  })
+  .openapi('UpscaleRequest', { example: { parent_task_id: EXAMPLE_PARENT_ID, index: 2, type: 'creative' } });
+
+const RerollRequest = z
+  .object({ parent_task_id: TaskId('A finished task of yours with a prompt.') })
+  .openapi('RerollRequest', { example: { parent_task_id: EXAMPLE_PARENT_ID } });
+
+const SeedRequest = z
+  .object({ task_id: TaskId('A finished task of yours with images.') })
+  .openapi('SeedRequest', { example: { task_id: EXAMPLE_PARENT_ID } });
+
+const ModelImagineRequest = z
+  .object({
+    prompt: Prompt,
+    aspect_ratio: z
+      .enum(ASPECT_RATIOS)
+      .optional()
+      .openapi({ description: 'Shape of the picture. Default 1:1.' }),
+  })
+  .openapi('ModelImagineRequest', { example: { prompt: 'a red fox in the snow, watercolor', aspect_ratio: '16:9' } });
+
+const FetchRequest = z
+  .object({ task_id: TaskId('One of your tasks (live or archived).') })
+  .openapi('FetchRequest', { example: { task_id: EXAMPLE_TASK_ID } });
+
+const TaskIdResponse = z
+  .object({ task_id: z.string().openapi({ description: 'Follow it with POST /fetch.' }) })
+  .openapi('TaskIdResponse', { example: { task_id: EXAMPLE_TASK_ID } });
+
+const TaskResponse = z
+  .object({
+    task_id: z.string(),
+    type: z.string().openapi({ description: 'imagine, reroll, variation-1…4, upscale#1…4, upscale-creative/-subtle/-2x/-4x, seed, flux-imagine, ideogram-imagine.' }),
+    status: z.string().openapi({ description: 'pending, processing, queued, submitted, starting, running; terminal: success, finished, failed.' }),
+    percentage: z.number().int().openapi({ description: '0–100; never goes backwards.' }),
+    complete: z.boolean(),
+    prompt: z.string().nullable(),
+    parent_task_id: z.string().nullable(),
+    mode: z.string().nullable(),
+    image_url: z.string().nullable().openapi({ description: 'The grid (four images) or the single image. The URL does not expire.' }),
+    image_urls: z.array(z.string()).nullable().openapi({ description: 'The individual images.' }),
+    seed: z.string().nullable(),
+    cost: z.number().int().openapi({ description: 'Credits held for this task.' }),
+    refund: z.number().int().openapi({ description: 'Credits given back because the task failed.' }),
+    result: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .openapi({ description: 'On failure { message, code }; on success how it was made (engine, method, simulated, note, layout, width, height).' }),
+    input_data: z.record(z.string(), z.unknown()).nullable(),
+    archived: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Task', {
+    example: {
+      task_id: EXAMPLE_TASK_ID,
+      type: 'imagine',
+      status: 'success',
+      percentage: 100,
+      complete: true,
+      prompt: 'a lighthouse on a cliff at sunset',
+      parent_task_id: null,
+      mode: 'fast',
+      image_url: `https://api.example.com/media/${EXAMPLE_TASK_ID}-grid.png`,
+      image_urls: [1, 2, 3, 4].map((i) => `https://api.example.com/media/${EXAMPLE_TASK_ID}-${i}.png`),
+      seed: '1234567',
+      cost: 4,
+      refund: 0,
+      result: { engine: 'local', method: 'procedural-svg', simulated: true, layout: 'grid', width: 2048, height: 2048 },
+      input_data: null,
+      archived: false,
+      created_at: '2026-11-22T10:00:00.000Z',
+      updated_at: '2026-11-22T10:00:04.000Z',
+    },
+  });
+
+const errorRef = (description: string, msg: string, code: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' }, example: { errors: [{ msg, code }] } } },
+});
+
+const submitErrors = {
+  ...bodyErrorResponses,
+  ...authedErrorResponses,
+  402: errorRef('Your balance does not cover the price of the task; no task was created.', 'Not enough credits', 'insufficient_credits'),
+};
+
+const parentErrors = {
+  404: errorRef('No task of yours has that id.', 'Task not found', 'not_found'),
+  409: errorRef('The task has not finished successfully, or has no images.', 'The task has not finished successfully', 'conflict'),
+};
+
+export function taskRoutes(deps: ApiDeps & TaskDeps) {
+  const router = createRouter();
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
+
+  // POST /pro/imagine – four pictures from a prompt
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/pro/imagine',
+      tags: ['Midjourney'],
+      summary: 'Imagine',
+      description: 'Creates a grid of four images from a prompt. Costs 4 credits.',
+      ...authed,
+      request: { body: jsonBody(ImagineRequest) },
+      responses: { 200: submitted, ...submitErrors },
+    }),
+    async (c) => c.json(await submitImagine(deps, c.var.account, c.req.valid('json')), 200),
+  );
+
+  // POST /pro/variations – four new pictures around one image of a grid
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/pro/variations',
+      tags: ['Midjourney'],
+      summary: 'Variations',
+      description: 'A new task with four variations of one image of a finished grid. Costs 4 credits.',
+      ...authed,
+      request: { body: jsonBody(VariationsRequest) },
+      responses: { 200: submitted, ...submitErrors, ...parentErrors },
+    }),
+    async (c) => {
+      const { parent_task_id, index } = c.req.valid('json');
+      return c.json(await submitVariation(deps, c.var.account, { parent_task_id, index: index as 1 | 2 | 3 | 4 }), 200);
+    },
+  );
+
+  // POST /pro/upscale – one image of a grid, alone or enlarged
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/pro/upscale',
+      tags: ['Midjourney'],
+      summary: 'Upscale',
+      description: 'A new task with one image of a finished grid. Costs 2 credits (1x), 4 (subtle, creative), 1 (2x) or 2 (4x).',
+      ...authed,
+      request: { body: jsonBody(UpscaleRequest) },
+      responses: { 200: submitted, ...submitErrors, ...parentErrors },
+    }),
+    async (c) => {
+      const { parent_task_id, index, type } = c.req.valid('json');
+      return c.json(
+await submitUpscale(deps, c.var.account, { parent_task_id, index: index as 1 | 2 | 3 | 4, type }), 200);
+    },
+  );
+
+  // POST /pro/reroll – the same prompt again, a new grid
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/pro/reroll',
+      tags: ['Midjourney'],
+      summary: 'Reroll',
+      description: 'A new grid of four from the prompt of a finished task. Costs 4 credits.',
+      ...authed,
+      request: { body: jsonBody(RerollRequest) },
+      responses: { 200: submitted, ...submitErrors, ...parentErrors },
+    }),
+    async (c) => c.json(await submitReroll(deps, c.var.account, c.req.valid('json')), 200),
+  );
+
+  // POST /pro/seed – the seed of a finished task, as a seed task
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/pro/seed',
+      tags: ['Midjourney'],
+      summary: 'Get the seed',
+      description: 'Creates a seed task for a finished task; about 2 seconds later POST /fetch with the returned task_id shows `seed`. Costs 2 credits.',
+      ...authed,
+      request: { body: jsonBody(SeedRequest) },
+      responses: { 200: submitted, ...submitErrors, ...parentErrors },
+    }),
+    async (c) => c.json(await submitSeed(deps, c.var.account, c.req.valid('json')), 200),
+  );
+
+  // POST /flux/imagine – one picture from a prompt (flux-imagine)
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/flux/imagine',
+      tags: ['Flux'],
+      summary: 'Flux imagine',
+      description: 'One image from a prompt (task type flux-imagine). Costs 1 credit.',
+      ...authed,
+      request: { body: jsonBody(ModelImagineRequest) },
+      responses: { 200: submitted, ...submitErrors },
+    }),
+    async (c) => c.json(await submitModelImagine(deps, c.var.account, 'flux-imagine', c.req.valid('json')), 200),
+  );
+
+  // POST /ideogram/imagine – a grid of four from a prompt (ideogram-imagine)
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/ideogram/imagine',
+      tags: ['Ideogram'],
+      summary: 'Ideogram imagine',
+      description: 'A grid of four images from a prompt (task type ideogram-imagine). Costs 1 credit.',
+      ...authed,
+      request: { body: jsonBody(ModelImagineRequest) },
+      responses: { 200: submitted, ...submitErrors },
+    }),
+    async (c) => c.json(await submitModelImagine(deps, c.var.account, 'ideogram-imagine', c.req.valid('json')), 200),
+  );
+
+  // POST /fetch – status and result of one of the caller's tasks
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/fetch',
+      tags: ['Tasks'],
+      summary: 'Fetch a task',
+      description: 'Status, progress and result of one of your tasks, live or archived.',
+      ...authed,
+      request: { body: jsonBody(FetchRequest) },
+      responses: {
+        200: jsonResponse(TaskResponse, 'The task.'),
+        ...bodyErrorResponses,
+        ...authedErrorResponses,
+        404: parentErrors[404],
+      },
+    }),
+    async (c) => c.json(await fetchTask(deps, c.var.account, c.req.valid('json').task_id), 200),
+  );
+
+  return router;
+}

@@ -1,0 +1,30 @@
+/**
+ * @module Which engine runs which kind of job. The API uses it to pick a task's queue (the
+ * engine's name) at submit time; the worker to find the engine of a claimed job. Both
+ * processes build it from the same configuration.
+ */
+import type { Engine, EngineJobKind } from '../../engines/engine.ts';
+
+export interface EngineRegistry {
+  /** The name of the engine (= the job queue) for a kind, or undefined when none runs it. */
+  route(kind: EngineJobKind): string | undefined;
+  get(name: string): Engine | undefined;
+  readonly names: readonly string[];
+}
+
+/**
+ * Earlier engines win: `[midjourneyProxy, local]` sends Midjourney kinds upstream and the
+ * rest (flux, ideogram) to the local engine.
+ *
+ * @example
+ * const engines = createEngineRegistry([createLocalEngine()])
+ * engines.route('imagine') // 'local'
+ */
+export function createEngineRegistry(engines: readonly Engine[]): EngineRegistry {
+  const byName = new Map(engines.map((engine) => [engine.name, engine]));
+  return {
+    route: (kind) => engines.find((engine) => engine.supports(kind))?.name,
+    get: (name) => byName.get(name),
+    names: [...byName.keys()],
+  };
+}

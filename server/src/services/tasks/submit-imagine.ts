@@ -1,0 +1,34 @@
+import type { AspectRatio } from '../../engines/engine.ts';
+import type { Account } from '../../repositories/user-repository.ts';
+import { normalizeWebhookUrl } from '../account/webhook-url.ts';
+import { createTask, type TaskDeps } from './create-task.ts';
+
+export interface ImagineInput {
+  prompt: string;
+  mode?: 'fast' | 'turbo';
+  webhook_url?: string | null;
+  webhook_secret?: string | null;
+}
+
+/** POST /pro/imagine: a Midjourney grid of four from a prompt. */
+export function submitImagine(deps: TaskDeps, account: Account, input: ImagineInput): Promise<{ task_id: string }> {
+  const url = normalizeWebhookUrl(input.webhook_url);
+  const secret = input.webhook_secret?.trim() || null;
+  return createTask(deps, account, {
+    type: 'imagine',
+    prompt: input.prompt,
+    mode: input.mode ?? 'fast',
+    webhook: { url, secret },
+  });
+}
+
+/** POST /flux/imagine and /ideogram/imagine: one picture (flux) or a grid (ideogram) from a prompt. */
+export function submitModelImagine(
+  deps: TaskDeps,
+  account: Account,
+  type: 'flux-imagine' | 'ideogram-imagine',
+  input: { prompt: string; aspect_ratio?: AspectRatio },
+): Promise<{ task_id: string }> {
+  const aspectRatio = input.aspect_ratio ?? '1:1';
+  return createTask(deps, account, { type, prompt: input.prompt, inputData: { aspect_ratio: aspectRatio } });
+}

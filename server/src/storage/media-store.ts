@@ -1,0 +1,46 @@
+/**
+ * @module The MediaStore port: where generated and uploaded images live. The API hands out
+ * `url(key)`; those URLs never expire (the store keeps files for good, the API serves them
+ * at GET /media/<key>). Keys are flat names such as `<task id>-grid.png`.
+ */
+
+export interface StoredMedia {
+  data: Buffer;
+  contentType: string;
+}
+
+export interface MediaStore {
+  /** Stores `data` under `key` (overwriting: keys are deterministic per task) and answers its public URL. */
+  put(key: string, data: Buffer, contentType: string): Promise<string>;
+  get(key: string): Promise<StoredMedia | undefined>;
+  /** The public URL of `key`. */
+  url(key: string): string;
+  /** The key of a URL this store handed out, or undefined for any other URL. */
+  keyOf(url: string): string | undefined;
+}
+
+/** Image types we store and serve, by file extension. */
+export const MEDIA_TYPES: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+};
+
+const EXTENSION_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(MEDIA_TYPES).map(([ext, type]) => [type, ext]));
+
+/** The file extension for an image content type, or undefined when we do not store that type. */
+export function extensionFor(contentType: string): string | undefined {
+  return EXTENSION_OF[contentType.split(';')[0].trim().toLowerCase()];
+}
+
+/** A flat, safe key: letters, digits, `-`, `_`, one `.` before a known extension. */
+export const MEDIA_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(png|jpg|gif|webp)$/;
+
+export function isMediaKey(key: string): boolean {
+  return MEDIA_KEY_PATTERN.test(key);
+}
+
+export function contentTypeOfKey(key: string): string | undefined {
+  return MEDIA_TYPES[key.slice(key.lastIndexOf('.') + 1)];
+}

@@ -1,0 +1,53 @@
+/**
+ * @module What the API and the worker must agree on, built from the environment the same
+ * way in both processes: the media store and the engines (hence the job queues).
+ *
+ * Environment: MEDIA_DIR (default `<repo>/.data/media`), MIDJOURNEY_PROXY_URL and
+ * MIDJOURNEY_PROXY_SECRET (unset: every kind runs on the local engine),
+ * WORKER_CONCURRENCY (jobs per engine at once, default 2).
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Engine } from '../engines/engine.ts';
+import { createLocalEngine } from '../engines/local/index.ts';
+import { createMidjourneyProxyEngine } from '../engines/midjourney-proxy/index.ts';
+import { createEngineRegistry, type EngineRegistry } from '../services/tasks/engine-registry.ts';
+import { createDiskMediaStore } from '../storage/disk-media-store.ts';
+import type { MediaStore } from '../storage/media-store.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** `<repo>/.data/media`, or MEDIA_DIR resolved against the repository root. */
+export function mediaDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(repoRoot, env.MEDIA_DIR ?? '.data/media');
+}
+
+export function mediaStoreFromEnv(publicUrl: string, env: NodeJS.ProcessEnv = process.env): MediaStore {
+  return createDiskMediaStore({ dir: mediaDir(env), publicUrl });
+}
+
+/** The midjourney-proxy upstream first when configured (Midjourney kinds), the local engine for the rest. */
+export function enginesFromEnv(env: NodeJS.ProcessEnv = process.env): EngineRegistry {
+  const engines: Engine[] = [];
+  if (env.MIDJOURNEY_PROXY_URL) {
+    engines.push(createMidjourneyProxyEngine({ baseUrl: env.MIDJOURNEY_PROXY_URL, apiSecret: env.MIDJOURNEY_PROXY_SECRET }));
+  }
+  engines.push(createLocalEngine());
+  return createEngineRegistry(engines);
+}
+
+export function concurrencyFromEnv(engines: EngineRegistry, env: NodeJS.ProcessEnv = process.env): Record<string, number> {
+  const perEngine = env.WORKER_CONCURRENCY && /^[1-9]\d*$/.test(env.WORKER_CONCURRENCY) ? Number(env.WORKER_CONCURRENCY) : 2;
+  return Object.fromEntries(engines.names.map((name) => [name, perEngine]));
+}
+
+/** Fills what main.ts did not pass to createApiApp: disk media under `<repo>/.data/media`, the local engine. */
+export function withTaskDefaults(
+  publicUrl: string,
+  given: { media?: MediaStore; engines?: EngineRegistry },
+): { media: MediaStore; engines: EngineRegistry } {
+  return {
+    media: given.media ?? mediaStoreFromEnv(publicUrl, {}),
+    engines: given.engines ?? createEngineRegistry([createLocalEngine()]),
+  };
+}

@@ -1,0 +1,370 @@
+/**
+ * @module The task worker: claims jobs from the Postgres queue, runs each through its
+ * engine (the Engine port), streams monotonic progress to the task row (which the realtime
+ * publication carries to the dashboard), copies the media into the MediaStore, and settles
+ * the task: success keeps the charge, failure refunds once. Runs in-process in embedded
+ * mode and as its own process in production (workers/main.ts); any number of workers can
+ * share one database.
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type { Db } from '@aim/supabase/db';
+import {
+  type CellIndex,
+  type EngineImage,
+  type EngineJob,
+  type EngineProgress,
+  type EngineResult,
+  EngineError,
+  GENERIC_ENGINE_FAILURE,
+  type ParentRef,
+  type UpscaleType,
+  isEngineError,
+} from '../engines/engine.ts';
+import { consoleLogger, type Logger } from '../logger.ts';
+import { createJobQueue, type JobRow } from '../queue/job-queue.ts';
+import { jobRepository } from '../repositories/job-repository.ts';
+import { taskRepository, type TaskRow, type TaskSuccess } from '../repositories/task-repository.ts';
+import type { EngineRegistry } from '../services/tasks/engine-registry.ts';
+import { settleFailure, settleSuccess } from '../services/tasks/settle-task.ts';
+import { createTaskEvents, type TaskEventKind, type TaskEvents } from '../services/tasks/task-events.ts';
+import { engineKindOf } from '../services/tasks/task-kinds.ts';
+import { isTerminal, toTaskView } from '../services/tasks/task-view.ts';
+import { detectImageType } from '../storage/image-type.ts';
+import { extensionFor, type MediaStore } from '../storage/media-store.ts';
+
+export interface TaskWorkerOptions {
+  db: Db;
+  media: MediaStore;
+  engines: EngineRegistry;
+  /** Where task events go; a new hub when omitted (read it back from `worker.events`). */
+  events?: TaskEvents;
+  log?: Logger;
+  /** Names this worker in job rows (locked_by). Default host:pid:random. */
+  workerId?: string;
+  /** Jobs of one engine running at once across all workers, by engine name. Default 2 each. */
+  concurrency?: Readonly<Record<string, number>>;
+  /** A claim expires this long after the last heartbeat. Default 60 s. */
+  leaseMs?: number;
+  /** Heartbeat period. Default a third of the lease. */
+  heartbeatMs?: number;
+  /** Poll period (new jobs also wake the worker through NOTIFY). Default 1 s. */
+  pollMs?: number;
+  /** First retry delay, doubled per attempt. Default 2 s, capped at `maxBackoffMs` (60 s). */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** Largest image copied from an upstream URL. Default 50 MB. */
+  maxMediaBytes?: number;
+  fetch?: typeof fetch;
+}
+
+export interface TaskWorker {
+  readonly id: string;
+  readonly events: TaskEvents;
+  /** Subscribes to task progress and completion (shorthand for `events.onTaskEvent`). */
+  onTaskEvent: TaskEvents['onTaskEvent'];
+  start(): Promise<void>;
+  /** Stops claiming, aborts running jobs and gives them back to the queue (not counted as attempts). */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_CONCURRENCY = 2;
+
+/** Our own failure to persist or fetch media: worth another attempt. */
+class TransientError extends Error {}
+
+export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
+  const { db, media, engines } = options;
+  const log = options.log ?? consoleLogger();
+  const events = options.events ?? createTaskEvents((error) => log.error('task event listener failed', { error: String(error) }));
+  const workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const heartbeatMs = options.heartbeatMs ?? Math.floor(leaseMs / 3);
+  const pollMs = options.pollMs ?? 1000;
+  const maxMediaBytes = options.maxMediaBytes ?? 50 * 1024 * 1024;
+  const doFetch = options.fetch ?? fetch;
+  const queue = createJobQueue(db, {
+    workerId,
+    leaseMs,
+    backoffMs: options.backoffMs ?? 2000,
+    maxBackoffMs: options.maxBackoffMs ?? 60_000,
+  });
+  const tasks = taskRepository(db);
+  const limitOf = (engine: string) => options.concurrency?.[engine] ?? DEFAULT_CONCURRENCY;
+
+  const running = new Map<string, { engine: string; controller: AbortController; done: Promise<void> }>();
+  let stopping = false;
+  let started = false;
+  let ticking = false;
+  let tickAgain = false;
+  let poller: NodeJS.Timeout | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+
+  const emit = (row: TaskRow | undefined, kind: TaskEventKind) => {
+    if (row) events.emit(toTaskView(row), kind, { userId: row.user_id, email: row.email });
+  };
+
+  // ---- claiming ------------------------------------------------------------------------
+
+  /** One pass over every engine's queue. Never runs twice at once in this process (PGlite has one connection; claims must not interleave). */
+  async function tick(): Promise<void> {
+    if (stopping) return;
+    if (ticking) {
+      tickAgain = true;
+      return;
+    }
+    ticking = true;
+    try {
+      do {
+        tickAgain = false;
+        for (const engine of engines.names) {
+          if (stopping) break;
+          for (const job of await queue.claimExhausted(engine)) await failExhausted(job);
+          const mine = [...running.values()].filter((r) => r.engine === engine).length;
+          const claimed = await queue.claim(engine, limitOf(engine) - mine, limitOf(engine), [...running.keys()]);
+          for (const job of claimed) launch(job);
+        }
+      } while (tickAgain && !stopping);
+    } catch (error) {
+      log.error('task worker poll failed', { worker: workerId, error: errorText(error) });
+    } finally {
+      ticking = false;
+    }
+  }
+
+  function launch(job: JobRow): void {
+    const controller = new AbortController();
+    const entry = { engine: job.queue, controller, done: Promise.resolve() };
+    running.set(job.task_id, entry);
+    entry.done = runJob(job, controller)
+      .catch((error) => log.error('task job crashed', { task_id: job.task_id, error: errorText(error) }))
+      .finally(() => {
+        running.delete(job.task_id);
+        void tick();
+      });
+  }
+
+  // ---- one job ---------------------------------------------------------------------------
+
+  async function runJob(job: JobRow, controller: AbortController): Promise<void> {
+    let leaseLost = false;
+    const heartbeat = setInterval(() => {
+      queue.heartbeat(job).then(
+        (held) => {
+          if (!held && !controller.signal.aborted) {
+            leaseLost = true;
+            controller.abort(new Error('lease lost'));
+          }
+        },
+        (error) => log.error('task heartbeat failed', { task_id: job.task_id, error: errorText(error) }),
+      );
+    }, heartbeatMs);
+
+    let writes: Promise<unknown> = Promise.resolve();
+    try {
+      const task = await tasks.findById(job.task_id);
+      if (!task || isTerminal(task.status)) {
+        await jobRepository(db).finish(job.task_id, job.lease_token, 'done');
+        return;
+      }
+      const engine = engines.get(job.queue);
+      if (!engine) throw new EngineError('unsupported', GENERIC_ENGINE_FAILURE, { detail: `no engine named ${job.queue}` });
+
+      let status = 'processing';
+      emit(await tasks.recordProgress(task.id, 0, status), 'progress');
+      const onProgress = (progress: EngineProgress) => {
+        if (progress.status) status = progress.status;
+        const next = status;
+        writes = writes
+          .then(async () => {
+            if (progress.upstreamId) await queue.setUpstreamId(job, progress.upstreamId);
+            emit(await tasks.recordProgress(task.id, progress.percentage, next), 'progress');
+          })
+          .catch((error) => log.error('task progress write failed', { task_id: task.id, error: errorText(error) }));
+      };
+
+      const result = await engine.run(await engineJob(task, job), onProgress, controller.signal);
+      await writes;
+      const success = await storeResult(task, result);
+      let row: TaskRow | undefined;
+      const held = await db.transaction(async (tx) => {
+        if (!(await jobRepository(tx).finish(job.task_id, job.lease_token, 'done'))) return false;
+        row = await settleSuccess(tx, task, success);
+        return true;
+      });
+      if (!held) log.info('task result dropped: lease lost', { task_id: task.id, worker: workerId });
+      emit(row, 'success');
+    } catch (error) {
+      await writes;
+      if (leaseLost) {
+        log.info('task abandoned: lease lost', { task_id: job.task_id, worker: workerId });
+      } else if (stopping && controller.signal.aborted) {
+        await queue.release(job);
+        emit(await tasks.recordProgress(job.task_id, 0, 'queued'), 'progress');
+      } else {
+        await failOrRetry(job, error);
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function failOrRetry(job: JobRow, error: unknown): Promise<void> {
+    const retryable = isEngineError(error) ? error.retryable : error instanceof TransientError;
+    const detail = errorText(error);
+    if (retryable && job.attempts < job.max_attempts) {
+      log.info('task attempt failed, retrying', { task_id: job.task_id, attempt: job.attempts, error: detail });
+      if (await queue.retryLater(job, detail)) emit(await tasks.recordProgress(job.task_id, 0, 'queued'), 'progress');
+      return;
+    }
+    log.info('task failed', { task_id: job.task_id, attempt: job.attempts, error: detail });
+    const failure = isEngineError(error)
+      ? { message: error.message, code: error.code }
+      : { message: GENERIC_ENGINE_FAILURE, code: 'internal' };
+    await fail(job, failure, detail);
+  }
+
+  async function failExhausted(job: JobRow): Promise<void> {
+    log.info('task failed: worker lost on the last attempt', { task_id: job.task_id, attempts: job.attempts });
+    await fail(job, { message: GENERIC_ENGINE_FAILURE, code: 'worker_lost' }, 'lease expired on the last attempt');
+  }
+
+  async function fail(job: JobRow, failure: { message: string; code: string }, detail: string): Promise<void> {
+    let row: TaskRow | undefined;
+    await db.transaction(async (tx) => {
+      if (!(await jobRepository(tx).finish(job.task_id, job.lease_token, 'failed', detail))) return;
+      const task = await taskRepository(tx).findById(job.task_id);
+      if (task) row = await settleFailure(tx, task, failure);
+    });
+    emit(row, 'failed');
+  }
+
+  // ---- engine input and output -----------------------------------------------------------
+
+  async function parentRef(task: TaskRow, withImage: boolean): Promise<ParentRef> {
+    const parent = task.parent_id ? await tasks.findById(task.parent_id) : undefined;
+    if (!parent) throw new EngineError('invalid_input', 'The parent task no longer exists.');
+    const result = parent.result ?? {};
+    const ref: ParentRef = {
+      prompt: parent.prompt ?? undefined,
+      layout: result.layout === 'single' ? 'single' : 'grid',
+      upstreamId: typeof result.upstream_id === 'string' ? result.upstream_id : undefined,
+      seed: parent.seed !== null && /^\d+$/.test(parent.seed) ? Number(parent.seed) : undefined,
+    };
+    if (withImage) {
+      const key = parent.image_url ? media.keyOf(parent.image_url) : undefined;
+      const stored = key ? await media.get(key) : undefined;
+      if (!stored) throw new EngineError('invalid_input', 'The parent task has no image to work from.');
+      ref.image = stored.data;
+    }
+    return ref;
+  }
+
+  async function engineJob(task: TaskRow, job: JobRow): Promise<EngineJob> {
+    const input = task.input_data ?? {};
+    const resume = job.upstream_id ? { resumeUpstreamId: job.upstream_id } : {};
+    const prompt = task.prompt ?? '';
+    const aspectRatio = typeof input.aspect_ratio === 'string' ? (input.aspect_ratio as never) : undefined;
+    const index = Number(input.index) as CellIndex;
+    const kind = engineKindOf(task.type);
+    switch (kind) {
+      case 'imagine':
+        return { kind, prompt, ...resume };
+      case 'flux-imagine':
+      case 'ideogram-imagine':
+        return { kind, prompt, aspectRatio, ...resume };
+      case 'reroll':
+        return { kind, parent: await parentRef(task, false), ...resume };
+      case 'seed':
+        return { kind, parent: await parentRef(task, false), ...resume };
+      case 'variation':
+        return { kind, parent: await parentRef(task, true), index, ...resume };
+      case 'upscale':
+        return { kind, parent: await parentRef(task, true), index, type: (input.upscale_type ?? '1x') as UpscaleType, ...resume };
+      default:
+        throw new EngineError('unsupported', GENERIC_ENGINE_FAILURE, { detail: `task type ${task.type}` });
+    }
+  }
+
+  /** The bytes and type of an engine image, copying an upstream URL (which may expire) into memory. */
+  async function imageBytes(image: EngineImage): Promise<{ data: Buffer; contentType: string }> {
+    if (image.source === 'buffer') return { data: image.data, contentType: image.contentType };
+    let res: Response;
+    try {
+      res = await doFetch(image.url, { signal: AbortSignal.timeout(60_000) });
+    } catch (error) {
+      throw new TransientError(`media download failed: ${errorText(error)}`);
+    }
+    if (!res.ok) throw new TransientError(`media download answered ${res.status}`);
+    if (Number(res.headers.get('content-length') ?? 0) > maxMediaBytes) throw new EngineError('too_large', GENERIC_ENGINE_FAILURE, { detail: 'media too large' });
+    const data = Buffer.from(await res.arrayBuffer());
+    if (data.length > maxMediaBytes) throw new EngineError('too_large', GENERIC_ENGINE_FAILURE, { detail: 'media too large' });
+    const type = detectImageType(data);
+    if (!type) throw new EngineError('upstream_failed', GENERIC_ENGINE_FAILURE, { detail: 'upstream media is not an image we store' });
+    return { data, contentType: type.contentType };
+  }
+
+  async function store(task: TaskRow, image: EngineImage, name: string): Promise<string> {
+    const { data, contentType } = await imageBytes(image);
+    const extension = extensionFor(contentType) ?? detectImageType(data)?.extension;
+    if (!extension) throw new EngineError('internal', GENERIC_ENGINE_FAILURE, { detail: `unsupported media type ${contentType}` });
+    try {
+      return await media.put(`${task.id}-${name}.${extension}`, data, contentType);
+    } catch (error) {
+      throw new TransientError(`media store failed: ${errorText(error)}`);
+    }
+  }
+
+  async function storeResult(task: TaskRow, result: EngineResult): Promise<TaskSuccess> {
+    let imageUrl: string | null = null;
+    let imageUrls: string[] | null = null;
+    if (result.layout === 'grid') {
+      if (!result.image || result.images.length === 0) throw new EngineError('internal', GENERIC_ENGINE_FAILURE, { detail: 'grid without images' });
+      [imageUrl, ...imageUrls] = await Promise.all([store(task, result.image, 'grid'), ...result.images.map((img, i) => store(task, img, String(i + 1)))]);
+    } else if (result.layout === 'single') {
+      const image = result.image ?? result.images[0];
+      if (!image) throw new EngineError('internal', GENERIC_ENGINE_FAILURE, { detail: 'single result without an image' });
+      imageUrl = await store(task, image, 'image');
+      imageUrls = [imageUrl];
+    }
+    const summary: Record<string, unknown> = {
+      engine: result.engine,
+      method: result.method,
+      simulated: result.simulated,
+      layout: result.layout,
+    };
+    if (result.note) summary.note = result.note;
+    if (result.width) summary.width = result.width;
+    if (result.height) summary.height = result.height;
+    if (result.upstreamId) summary.upstream_id = result.upstreamId;
+    return { imageUrl, imageUrls, seed: result.seed === undefined ? null : String(result.seed), result: summary };
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------
+
+  return {
+    id: workerId,
+    events,
+    onTaskEvent: (listener) => events.onTaskEvent(listener),
+    async start() {
+      if (started) return;
+      started = true;
+      unlisten = await queue.listen(() => void tick());
+      poller = setInterval(() => void tick(), pollMs);
+      void tick();
+    },
+    async stop() {
+      stopping = true;
+      if (poller) clearInterval(poller);
+      await unlisten?.();
+      while (ticking) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (const entry of running.values()) entry.controller.abort(new Error('worker stopping'));
+      await Promise.all([...running.values()].map((entry) => entry.done));
+    },
+  };
+}
+
+function errorText(error: unknown): string {
+  if (isEngineError(error)) return `${error.code}: ${error.message}${error.detail ? ` (${error.detail})` : ''}`;
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
