@@ -1,0 +1,104 @@
+// Everything the Midjourney tool asks of the outside world, behind one interface so the screen
+// can be tested with a fake. The real one goes through shared-kit's API client (the provider API,
+// spec §7) and the page's supabase-js client (task rows, realtime, toggle_favorite).
+import { useMemo } from 'react';
+import { useApiClient, type ApiClient } from '@aim/shared-kit/api';
+import { useUserRow } from '@aim/shared-kit/session';
+import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import type { MidjourneyTask, UpscaleType } from './task-model.ts';
+
+export type LoadedTask = { task: MidjourneyTask; archived: boolean };
+
+export type MidjourneyGateway = {
+  /** False until the user's API key is known: the API calls need it. */
+  ready: boolean;
+  imagine(prompt: string): Promise<string>;
+  /** `type` omitted: the cell as is (upscale#N); subtle, creative, 2x or 4x enlarge it. */
+  upscale(parentTaskId: string, index: number, type?: UpscaleType): Promise<string>;
+  variation(parentTaskId: string, index: number): Promise<string>;
+  reroll(parentTaskId: string): Promise<string>;
+  /** POST /pro/seed: answers the id of the seed task, whose /fetch carries the seed. */
+  requestSeed(taskId: string): Promise<string>;
+  fetchTask(taskId: string): Promise<{ status?: string; seed?: string | number | null }>;
+  upload(file: File): Promise<string>;
+  /** The row from tasks, else from tasks_archive_1; null when neither has it. */
+  readTask(taskId: string): Promise<LoadedTask | null>;
+  /**
+   * Follows UPDATEs of one task row. `onLive` fires once the subscription is acknowledged, so
+   * the caller can re-read what changed before it. Returns the unsubscribe function.
+   */
+  watchTask(taskId: string, onRow: (task: MidjourneyTask) => void, onLive: () => void): () => void;
+  toggleFavorite(taskId: string): Promise<boolean | null>;
+  fetchImage(url: string): Promise<Blob>;
+};
+
+type SupabaseClient = ReturnType<typeof getSupabaseClient>;
+
+type TaskIdAnswer = { task_id: string };
+
+/** PostgREST's code for `.single()` finding no row. */
+const NO_ROWS = 'PGRST116';
+
+export function createMidjourneyGateway(api: ApiClient, supabase: SupabaseClient, email: string | null, ready: boolean): MidjourneyGateway {
+  const post = async (path: string, body: unknown) => (await api.post<TaskIdAnswer>(path, body)).task_id;
+
+  async function readFrom(table: 'tasks' | 'tasks_archive_1', taskId: string): Promise<MidjourneyTask | null> {
+    const { data, error } = await supabase.from(table).select('*').eq('id', taskId).single();
+    if (error) {
+      if (error.code === NO_ROWS) return null;
+      throw new Error(error.message);
+    }
+    return data as MidjourneyTask;
+  }
+
+  return {
+    ready,
+    imagine: (prompt) => post('/pro/imagine', { prompt }),
+    upscale: (parentTaskId, index, type) => post('/pro/upscale', { parent_task_id: parentTaskId, index, ...(type ? { type } : {}) }),
+    variation: (parentTaskId, index) => post('/pro/variations', { parent_task_id: parentTaskId, index }),
+    reroll: (parentTaskId) => post('/pro/reroll', { parent_task_id: parentTaskId }),
+    requestSeed: (taskId) => post('/pro/seed', { task_id: taskId }),
+    fetchTask: (taskId) => api.post('/fetch', { task_id: taskId }),
+    async upload(file) {
+      const form = new FormData();
+      form.append('image', file);
+      return (await api.post<{ imageURL: string }>('/upload', form)).imageURL;
+    },
+    async readTask(taskId) {
+      const live = await readFrom('tasks', taskId);
+      if (live) return { task: live, archived: false };
+      const archived = await readFrom('tasks_archive_1', taskId);
+      return archived ? { task: archived, archived: true } : null;
+    },
+    watchTask(taskId, onRow, onLive) {
+      const channel = supabase
+        .channel(`mj-task:${taskId}`)
+        .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'tasks', filter: `id=eq.${taskId}` }, (payload) =>
+          onRow(payload.new as MidjourneyTask),
+        )
+        .subscribe((status) => {
+          if (status === 'SUBSCRIBED') onLive();
+        });
+      return () => void supabase.removeChannel(channel);
+    },
+    async toggleFavorite(taskId) {
+      const { data, error } = await supabase.rpc('toggle_favorite', { task_id: taskId, email });
+      if (error) throw new Error(error.message);
+      return typeof data === 'boolean' ? data : null;
+    },
+    async fetchImage(url) {
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
+      return res.blob();
+    },
+  };
+}
+
+/** The gateway for the signed-in user. */
+export function useMidjourneyGateway(): MidjourneyGateway {
+  const api = useApiClient();
+  const { row } = useUserRow();
+  const email = row?.email ?? null;
+  const ready = !!row?.api_key;
+  return useMemo(() => createMidjourneyGateway(api, getSupabaseClient(), email, ready), [api, email, ready]);
+}

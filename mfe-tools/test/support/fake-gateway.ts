@@ -1,0 +1,71 @@
+import { vi } from 'vitest';
+import type { LoadedTask, MidjourneyGateway } from '../../src/features/midjourney/gateway.ts';
+import type { MidjourneyTask } from '../../src/features/midjourney/task-model.ts';
+
+export const cells = (id: string) => [1, 2, 3, 4].map((i) => `http://localhost:8080/media/${id}-${i}.png`);
+
+export function makeTask(over: Partial<MidjourneyTask> = {}): MidjourneyTask {
+  const id = over.id ?? 'task-1';
+  return {
+    id,
+    type: 'imagine',
+    status: 'success',
+    percentage: 100,
+    prompt: 'a lighthouse at dawn',
+    image_url: `http://localhost:8080/media/${id}.png`,
+    image_urls: cells(id),
+    seed: null,
+    favorite: false,
+    result: null,
+    refund: 0,
+    ...over,
+  };
+}
+
+/**
+ * An in-memory stand-in for the provider API + supabase-js: tasks by id, live watchers that a
+ * test pushes rows to, and every call recorded by vi.fn.
+ */
+export function fakeGateway(initial: LoadedTask[] = []) {
+  const rows = new Map(initial.map((t) => [t.task.id, t]));
+  const watchers = new Map<string, (task: MidjourneyTask) => void>();
+  const unsubscribed: string[] = [];
+  let nextId = 100;
+  const create = (over: Partial<MidjourneyTask>) => {
+    const id = `task-${nextId++}`;
+    rows.set(id, { task: makeTask({ id, status: 'queued', percentage: 0, image_url: null, image_urls: null, ...over }), archived: false });
+    return id;
+  };
+  const gateway: MidjourneyGateway = {
+    ready: true,
+    imagine: vi.fn(async (prompt: string) => create({ type: 'imagine', prompt })),
+    upscale: vi.fn(async (_parent: string, index: number, type?: string) => create({ type: type ? `upscale-${type}` : `upscale#${index}` })),
+    variation: vi.fn(async (_parent: string, index: number) => create({ type: `variation-${index}` })),
+    reroll: vi.fn(async () => create({ type: 'reroll' })),
+    requestSeed: vi.fn(async () => 'seed-task'),
+    fetchTask: vi.fn(async () => ({ status: 'success', seed: '4242' })),
+    upload: vi.fn(async () => 'http://localhost:8080/media/upload.png'),
+    readTask: vi.fn(async (id: string) => rows.get(id) ?? null),
+    watchTask: vi.fn((id: string, onRow: (task: MidjourneyTask) => void, onLive: () => void) => {
+      watchers.set(id, onRow);
+      queueMicrotask(onLive);
+      return () => {
+        watchers.delete(id);
+        unsubscribed.push(id);
+      };
+    }),
+    toggleFavorite: vi.fn(async (id: string) => {
+      const row = rows.get(id)!;
+      row.task = { ...row.task, favorite: !row.task.favorite };
+      return row.task.favorite;
+    }),
+    fetchImage: vi.fn(async () => new Blob(['png'], { type: 'image/png' })),
+  };
+  /** What the worker does: the row changes, realtime tells the watcher. */
+  function update(id: string, patch: Partial<MidjourneyTask>) {
+    const row = rows.get(id)!;
+    row.task = { ...row.task, ...patch };
+    watchers.get(id)?.(row.task);
+  }
+  return { gateway, rows, watchers, unsubscribed, update };
+}
