@@ -2,7 +2,8 @@
  * @module What the API and the worker must agree on, built from the environment the same
  * way in both processes: the media store and the engines (hence the job queues).
  *
- * Environment: MEDIA_DIR (default `<repo>/.data/media`), MIDJOURNEY_PROXY_URL and
+ * Environment: MEDIA_STORE (`disk` or `s3`; default s3 when S3_BUCKET is set, else disk),
+ * MEDIA_DIR (disk; default `<repo>/.data/media`), S3_* (see storage/s3-media-store.ts), MIDJOURNEY_PROXY_URL and
  * MIDJOURNEY_PROXY_SECRET (unset: every kind runs on the local engine),
  * WORKER_CONCURRENCY (jobs per engine at once, default 2).
  */
@@ -14,6 +15,7 @@ import { createMidjourneyProxyEngine } from '../engines/midjourney-proxy/index.t
 import { createEngineRegistry, type EngineRegistry } from '../services/tasks/engine-registry.ts';
 import { createDiskMediaStore } from '../storage/disk-media-store.ts';
 import type { MediaStore } from '../storage/media-store.ts';
+import { createS3MediaStore, s3MediaStoreOptionsFromEnv } from '../storage/s3-media-store.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -23,6 +25,9 @@ export function mediaDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export function mediaStoreFromEnv(publicUrl: string, env: NodeJS.ProcessEnv = process.env): MediaStore {
+  const kind = env.MEDIA_STORE || (env.S3_BUCKET ? 's3' : 'disk');
+  if (kind === 's3') return createS3MediaStore(s3MediaStoreOptionsFromEnv(publicUrl, env));
+  if (kind !== 'disk') throw new Error(`MEDIA_STORE must be disk or s3, got ${JSON.stringify(kind)}`);
   return createDiskMediaStore({ dir: mediaDir(env), publicUrl });
 }
 

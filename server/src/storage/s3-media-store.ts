@@ -1,0 +1,172 @@
+/**
+ * @module The production MediaStore: objects in an S3-compatible bucket (AWS S3, MinIO,
+ * Cloudflare R2, ...), one object per key at the bucket root, requests signed with SigV4
+ * (aws4fetch). URLs point at S3_PUBLIC_URL (a public bucket or CDN) when set, else at the
+ * API's own GET /media/<key>, which reads through `get()`; either way they never expire.
+ *
+ * Environment (see `s3MediaStoreOptionsFromEnv`): S3_BUCKET, S3_ACCESS_KEY_ID,
+ * S3_SECRET_ACCESS_KEY (required), S3_REGION (default us-east-1; `auto` for R2),
+ * S3_ENDPOINT (default AWS), S3_FORCE_PATH_STYLE (default true with S3_ENDPOINT, else false),
+ * S3_PUBLIC_URL.
+ */
+import { createHash } from 'node:crypto';
+import { AwsClient } from 'aws4fetch';
+import { contentTypeOfKey, isMediaKey, type MediaStore } from './media-store.ts';
+
+export interface S3MediaStoreOptions {
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Origin (optionally with a path) of an S3-compatible service; default `https://s3.<region>.amazonaws.com`. */
+  endpoint?: string;
+  /** `<endpoint>/<bucket>/<key>` instead of `<bucket>.<endpoint host>/<key>`. */
+  forcePathStyle?: boolean;
+  /** Base where the objects are publicly readable (public bucket, CDN); the URLs handed out start with it. */
+  publicBaseUrl?: string;
+  /** Origin of the API serving GET /media/<key>; the URLs' base when `publicBaseUrl` is unset. */
+  apiPublicUrl: string;
+  /** Per-attempt timeout; default 60 s (objects are at most a few tens of MB). */
+  timeoutMs?: number;
+  /** The fetch to send signed requests with (tests route virtual-host names to loopback). */
+  fetch?: typeof fetch;
+}
+
+// keys are deterministic per task and their bytes never change meaning (see routes/media.ts)
+const CACHE_CONTROL = 'public, max-age=31536000, immutable';
+const ATTEMPTS = 3;
+const RETRY_BASE_MS = 200;
+
+function assertKey(key: string): void {
+  if (!isMediaKey(key)) throw new Error(`invalid media key: ${JSON.stringify(key)}`);
+}
+
+function trimSlashes(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** `Code (Message)` from an S3 error document; only these two fields (the rest may echo request details). */
+function describeS3Error(status: number, body: string): { code: string | undefined; text: string } {
+  const code = /<Code>([^<]{1,100})<\/Code>/.exec(body)?.[1];
+  const message = /<Message>([^<]{1,300})<\/Message>/.exec(body)?.[1];
+  return { code, text: [String(status), code, message && `(${message})`].filter(Boolean).join(' ') };
+}
+
+/** fetch's own message is a bare "fetch failed"; the socket error code (ECONNREFUSED, ...) sits in its cause. */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+}
+
+const retryable = (status: number) => status >= 500 || status === 429;
+
+export function createS3MediaStore(options: S3MediaStoreOptions): MediaStore {
+  const endpoint = new URL(options.endpoint ?? `https://s3.${options.region}.amazonaws.com`);
+  const endpointPath = trimSlashes(endpoint.pathname);
+  const objectBase = options.forcePathStyle
+    ? `${endpoint.origin}${endpointPath}/${options.bucket}/`
+    : `${endpoint.protocol}//${options.bucket}.${endpoint.host}${endpointPath}/`;
+  const publicBase = options.publicBaseUrl ? `${trimSlashes(options.publicBaseUrl)}/` : `${trimSlashes(options.apiPublicUrl)}/media/`;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const send = options.fetch ?? fetch;
+  const signer = new AwsClient({
+    accessKeyId: options.accessKeyId,
+    secretAccessKey: options.secretAccessKey,
+    service: 's3',
+    region: options.region,
+  });
+
+  /** One S3 call, re-signed per attempt; 5xx, 429 and network failures are retried (PUT and GET of a key are idempotent). */
+  async function call(operation: string, key: string, init: { method: string; headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer> }): Promise<Response> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const request = await signer.sign(objectBase + key, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+        const response = await send(request);
+        if (!retryable(response.status) || attempt === ATTEMPTS) return response;
+        await response.body?.cancel();
+      } catch (error) {
+        if (attempt === ATTEMPTS) {
+          throw new Error(`S3 ${operation} ${key} failed: ${reasonOf(error)}`, { cause: error });
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2)));
+    }
+  }
+
+  async function fail(operation: string, key: string, response: Response): Promise<never> {
+    const { text } = describeS3Error(response.status, await response.text());
+    throw new Error(`S3 ${operation} ${key} failed: ${text}`);
+  }
+
+  return {
+    async put(key, data, contentType) {
+      assertKey(key);
+      // a view, not a copy; Buffers from fs, fetch and sharp sit on plain (not shared) ArrayBuffers
+      const body = new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength);
+      const response = await call('PutObject', key, {
+        method: 'PUT',
+        headers: {
+          'Content-Type': contentType,
+          'Cache-Control': CACHE_CONTROL,
+          // a signed payload hash lets S3 reject a body damaged in transit
+          'X-Amz-Content-Sha256': createHash('sha256').update(body).digest('hex'),
+        },
+        body,
+      });
+      if (!response.ok) await fail('PutObject', key, response);
+      await response.body?.cancel();
+      return publicBase + key;
+    },
+    async get(key) {
+      const keyType = isMediaKey(key) ? contentTypeOfKey(key) : undefined;
+      if (!keyType) return undefined;
+      const response = await call('GetObject', key, { method: 'GET' });
+      if (response.status === 404) {
+        const error = describeS3Error(404, await response.text());
+        // a missing bucket is a configuration error, not a missing image
+        if (error.code === 'NoSuchBucket') throw new Error(`S3 GetObject ${key} failed: ${error.text}`);
+        return undefined;
+      }
+      if (!response.ok) await fail('GetObject', key, response);
+      return {
+        data: Buffer.from(await response.arrayBuffer()),
+        contentType: response.headers.get('content-type') ?? keyType,
+      };
+    },
+    url(key) {
+      assertKey(key);
+      return publicBase + key;
+    },
+    keyOf(url) {
+      if (!url.startsWith(publicBase)) return undefined;
+      const key = url.slice(publicBase.length);
+      return isMediaKey(key) ? key : undefined;
+    },
+  };
+}
+
+function flag(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (/^(1|true|yes)$/i.test(value)) return true;
+  if (/^(0|false|no)$/i.test(value)) return false;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+/** The S3 store's options from S3_* variables; throws naming the missing ones (never echoing values). */
+export function s3MediaStoreOptionsFromEnv(apiPublicUrl: string, env: NodeJS.ProcessEnv): S3MediaStoreOptions {
+  const missing = ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'].filter((name) => !env[name]);
+  if (missing.length > 0) throw new Error(`S3 media store needs ${missing.join(', ')}`);
+  const endpoint = env.S3_ENDPOINT || undefined;
+  return {
+    bucket: env.S3_BUCKET!,
+    region: env.S3_REGION || 'us-east-1',
+    accessKeyId: env.S3_ACCESS_KEY_ID!,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY!,
+    endpoint,
+    // MinIO and most self-hosted services only route path-style; AWS prefers virtual hosts
+    forcePathStyle: flag('S3_FORCE_PATH_STYLE', env.S3_FORCE_PATH_STYLE) ?? endpoint !== undefined,
+    publicBaseUrl: env.S3_PUBLIC_URL || undefined,
+    apiPublicUrl,
+  };
+}
