@@ -16,6 +16,9 @@ import { requestLog } from './middleware/request-log/index.ts';
 import { openApiDocument } from './openapi/document.ts';
 import { createRouter } from './openapi/router.ts';
 import { accountRoutes } from './routes/account.ts';
+import { billingRoutes } from './routes/billing.ts';
+import { maybeAutoTopUp } from './services/billing/auto-topup.ts';
+import { createBilling } from './services/billing/billing.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { taskRoutes } from './routes/tasks.ts';
@@ -46,7 +49,15 @@ export function createApiApp(deps: {
   engines?: EngineRegistry;
 }): OpenAPIHono<AppEnv> {
   const ctx = { ...deps, log: deps.log ?? consoleLogger() };
-  const tasks = { ...ctx, ...withTaskDefaults(ctx.config.publicUrl, deps) };
+  const billing = createBilling(ctx);
+  const tasks = {
+    ...ctx,
+    ...withTaskDefaults(ctx.config.publicUrl, deps),
+    // a charge may take the balance below the user's auto top-up threshold
+    afterCharge: (userId: string) => {
+      maybeAutoTopUp(billing, userId).catch((error: unknown) => ctx.log.error('auto top-up check failed', { user_id: userId, error: String(error) }));
+    },
+  };
   const app = createRouter();
 
   app.use(requestId());
@@ -75,6 +86,7 @@ export function createApiApp(deps: {
   const getDocument = openApiDocument(app, ctx.config);
   app.route('/', metaRoutes(getDocument));
   app.route('/', accountRoutes(ctx));
+  app.route('/', billingRoutes(ctx, billing));
   app.route('/', taskRoutes(tasks));
   app.route('/', mediaRoutes(tasks));
 

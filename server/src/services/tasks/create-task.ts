@@ -20,6 +20,8 @@ export interface TaskDeps {
   engines: EngineRegistry;
   /** Engine attempts per task before it fails and is refunded. Default 3. */
   maxAttempts?: number;
+  /** Called after a hold is committed (billing's auto top-up check); must not throw. */
+  afterCharge?: (userId: string) => void;
 }
 
 export interface TaskSpec {
@@ -56,5 +58,6 @@ export async function createTask(deps: TaskDeps, account: Account, spec: TaskSpe
     if (isInsufficientCredits(error)) throw new ApiError('insufficient_credits', INSUFFICIENT_CREDITS_MESSAGE);
     throw error;
   }
+  deps.afterCharge?.(account.id);
   return { task_id: id };
 }

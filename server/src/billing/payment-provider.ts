@@ -1,0 +1,159 @@
+/**
+ * @module The PaymentProvider port: what billing needs from a card payment provider, shaped
+ * after Stripe's API so a Stripe adapter can implement it one call per method, and the
+ * normalized provider events (Stripe webhook names) the one billing event handler consumes.
+ *
+ * Adapters: the sandbox (billing/sandbox, the default without Stripe keys) and, later,
+ * Stripe. Every method takes the customer id the server looked up from the session, never
+ * one sent by a client; methods that name an object (payment method, setup intent) fail
+ * with ProviderError('resource_missing') when it belongs to another customer.
+ */
+import type { PlanId } from './catalog.ts';
+
+export type ProviderKind = 'sandbox' | 'stripe';
+
+/** What a one-off payment intent is for (Stripe: `metadata.kind`; intents without it are ignored). */
+export type PaymentKind = 'topup' | 'trial' | 'auto_topup';
+
+export interface Card {
+  id: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  name: string | null;
+  default: boolean;
+}
+
+/** A payment the browser confirms with the client secret (Stripe: confirmPayment). */
+export interface PaymentCheckout {
+  /** The provider object whose payment grants credits: an invoice (in_…) or a payment intent (pi_…). */
+  providerRef: string;
+  clientSecret: string;
+}
+
+export interface SubscriptionCheckout extends PaymentCheckout {
+  subscriptionId: string;
+}
+
+export type OffSessionResult =
+  | { status: 'succeeded' | 'processing'; intentId: string }
+  | { status: 'failed'; intentId: string; code: string; declineCode?: string; message: string };
+
+export interface SetupIntentState {
+  id: string;
+  status: 'requires_payment_method' | 'requires_action' | 'succeeded' | 'canceled';
+  paymentMethodId: string | null;
+}
+
+export type ProviderErrorCode = 'resource_missing' | 'invalid_request' | 'card_error';
+
+/** A provider refusal with a stable code (Stripe: StripeInvalidRequestError, StripeCardError). */
+export class ProviderError extends Error {
+  readonly code: ProviderErrorCode;
+  constructor(code: ProviderErrorCode, message: string) {
+    super(message);
+    this.name = 'ProviderError';
+    this.code = code;
+  }
+}
+
+export interface PaymentProvider {
+  readonly kind: ProviderKind;
+
+  /** Creates the customer; the same idempotency key always answers the same customer. */
+  createCustomer(input: { userId: string; email: string; idempotencyKey: string }): Promise<{ customerId: string }>;
+
+  /**
+   * A subscription whose first invoice stays open until paid (Stripe: payment_behavior
+   * default_incomplete; the client secret of latest_invoice.confirmation_secret).
+   */
+  createSubscription(input: { customerId: string; plan: PlanId; idempotencyKey: string }): Promise<SubscriptionCheckout>;
+
+  /** A plan change billed at once (Stripe: proration_behavior always_invoice, pending_if_incomplete). */
+  changeSubscriptionPlan(input: {
+    customerId: string;
+    subscriptionId: string;
+    plan: PlanId;
+    idempotencyKey: string;
+  }): Promise<SubscriptionCheckout>;
+
+  /** Stops renewal at the period end (Stripe: cancel_at_period_end). */
+  cancelSubscription(input: { customerId: string; subscriptionId: string }): Promise<{ currentPeriodEnd: Date | null }>;
+
+  /** A one-off, on-session payment that also saves the card for later (setup_future_usage off_session). */
+  createPaymentIntent(input: {
+    customerId: string;
+    kind: Exclude<PaymentKind, 'auto_topup'>;
+    amountCents: number;
+    credits: number;
+    idempotencyKey: string;
+  }): Promise<PaymentCheckout>;
+
+  /** Charges a saved card without the user (Stripe: off_session + confirm). Never throws for a decline. */
+  chargeOffSession(input: {
+    customerId: string;
+    paymentMethodId: string;
+    amountCents: number;
+    credits: number;
+    metadata: Record<string, string>;
+    idempotencyKey: string;
+  }): Promise<OffSessionResult>;
+
+  createSetupIntent(input: { customerId: string; idempotencyKey: string }): Promise<{ setupIntentId: string; clientSecret: string }>;
+  getSetupIntent(customerId: string, setupIntentId: string): Promise<SetupIntentState>;
+
+  listPaymentMethods(customerId: string): Promise<Card[]>;
+  setDefaultPaymentMethod(customerId: string, paymentMethodId: string): Promise<void>;
+  /** Makes the card the default only when the customer has none yet. */
+  ensureDefaultPaymentMethod(customerId: string, paymentMethodId: string): Promise<void>;
+  /** Detaches the card; when it was the default, the newest remaining card becomes the default. */
+  detachPaymentMethod(customerId: string, paymentMethodId: string): Promise<void>;
+
+  /** The provider's own PDF of an invoice (Stripe: invoice_pdf), or null to render one locally. */
+  invoicePdfUrl(customerId: string, invoiceId: string): Promise<string | null>;
+}
+
+interface EventBase {
+  /** Provider event id (evt_…): replays of one event carry the same id. */
+  id: string;
+  created: Date;
+  customerId: string;
+}
+
+/** The provider events billing reacts to (Stripe webhook names, normalized fields). */
+export type BillingEvent =
+  | (EventBase & {
+      type: 'payment_intent.succeeded';
+      intentId: string;
+      kind: PaymentKind;
+      amountCents: number;
+      currency: string;
+      paymentMethodId: string | null;
+      /** The card was saved to the customer for later use. */
+      savedPaymentMethod: boolean;
+      metadata: Record<string, string>;
+    })
+  | (EventBase & {
+      type: 'payment_intent.payment_failed';
+      intentId: string;
+      kind: PaymentKind;
+      code: string;
+      declineCode?: string;
+      message: string;
+      metadata: Record<string, string>;
+    })
+  | (EventBase & {
+      type: 'invoice.paid';
+      invoiceId: string;
+      subscriptionId: string;
+      plan: PlanId;
+      amountCents: number;
+      billingReason: 'subscription_create' | 'subscription_update' | 'subscription_cycle';
+      periodEnd: Date;
+      paymentMethodId: string | null;
+    })
+  | (EventBase & { type: 'setup_intent.succeeded'; setupIntentId: string; paymentMethodId: string })
+  | (EventBase & { type: 'customer.subscription.deleted'; subscriptionId: string });
+
+export type BillingEventSink = (event: BillingEvent) => Promise<void>;

@@ -1,0 +1,323 @@
+/**
+ * @module Billing's SQL: the billing fields of mdusers, the subscription state, checkouts,
+ * auto top-up attempts, and payments (the invoices). Credits move only through
+ * public.apply_credit. Every statement is scoped by the caller's user id or by a provider
+ * object id the provider reported, never by an id from a request body alone.
+ */
+import type { Queryable } from '@aim/supabase/db';
+
+export interface BillingAccount {
+  id: string;
+  email: string;
+  credits: number;
+  plan: string;
+  customer_id: string | null;
+  next_billing_date: Date | null;
+  trialed: boolean;
+  auto_topup: boolean;
+  auto_topup_min: number;
+  auto_topup_amount: number;
+  auto_topup_failures: number;
+  auto_topup_disabled_reason: string | null;
+}
+
+export interface SubscriptionState {
+  subscription_id: string;
+  plan: string;
+  status: 'active' | 'past_due' | 'canceled';
+  current_period_end: Date | null;
+  cancel_at_period_end: boolean;
+}
+
+export interface Checkout {
+  id: string;
+  kind: 'subscription' | 'trial';
+  plan: string | null;
+  provider_ref: string | null;
+  client_secret: string | null;
+  status: 'open' | 'completed' | 'superseded';
+}
+
+export interface PaymentRecord {
+  id: string;
+  email: string;
+  invoice_number: string;
+  payment_date: Date;
+  plan_name: string;
+  amount: string;
+  currency: string;
+  kind: 'subscription' | 'topup' | 'trial' | 'auto_topup';
+  credits: number;
+  provider_ref: string | null;
+}
+
+export interface AutoTopUpSettings {
+  auto_topup: boolean;
+  auto_topup_min: number;
+  auto_topup_amount: number;
+  auto_topup_failures: number;
+  auto_topup_disabled_reason: string | null;
+}
+
+const ACCOUNT_COLUMNS = `id, email, credits, plan, customer_id, next_billing_date, trialed, auto_topup, auto_topup_min,
+  auto_topup_amount, auto_topup_failures, auto_topup_disabled_reason`;
+const SETTINGS_COLUMNS = 'auto_topup, auto_topup_min, auto_topup_amount, auto_topup_failures, auto_topup_disabled_reason';
+
+export function billingRepository(q: Queryable) {
+  return {
+    async account(userId: string): Promise<BillingAccount | undefined> {
+      const { rows } = await q.query<BillingAccount>(`select ${ACCOUNT_COLUMNS} from public.mdusers where id = $1`, [userId]);
+      return rows[0];
+    },
+
+    /** The account under a row lock: serialises a user's checkouts (inside a transaction). */
+    async lockAccount(userId: string): Promise<BillingAccount | undefined> {
+      const { rows } = await q.query<BillingAccount>(`select ${ACCOUNT_COLUMNS} from public.mdusers where id = $1 for update`, [userId]);
+      return rows[0];
+    },
+
+    async accountByCustomerId(customerId: string): Promise<BillingAccount | undefined> {
+      const { rows } = await q.query<BillingAccount>(`select ${ACCOUNT_COLUMNS} from public.mdusers where customer_id = $1`, [customerId]);
+      return rows[0];
+    },
+
+    /** Stores the provider customer only while none is stored; answers the stored one. */
+    async setCustomerIdOnce(userId: string, customerId: string): Promise<string | undefined> {
+      const { rows } = await q.query<{ customer_id: string }>(
+        'update public.mdusers set customer_id = $2 where id = $1 and customer_id is null returning customer_id',
+        [userId, customerId],
+      );
+      if (rows[0]) return rows[0].customer_id;
+      // set concurrently: a new statement sees the committed value
+      const stored = await q.query<{ customer_id: string | null }>('select customer_id from public.mdusers where id = $1', [userId]);
+      return stored.rows[0]?.customer_id ?? undefined;
+    },
+
+    async subscription(userId: string): Promise<SubscriptionState | undefined> {
+      const { rows } = await q.query<SubscriptionState>(
+        'select subscription_id, plan, status, current_period_end, cancel_at_period_end from public.billing_subscriptions where user_id = $1',
+        [userId],
+      );
+      return rows[0];
+    },
+
+    /**
+     * Records a paid subscription period unless a newer provider event already set the state,
+     * and projects it onto mdusers (plan, next_billing_date). Answers whether it applied.
+     */
+    async applyPaidPeriod(s: { userId: string; subscriptionId: string; plan: string; periodEnd: Date; at: Date }): Promise<boolean> {
+      const { rows } = await q.query(
+        `insert into public.billing_subscriptions as b (user_id, subscription_id, plan, status, current_period_end, cancel_at_period_end, state_at)
+         values ($1, $2, $3, 'active', $4, false, $5)
+         on conflict (user_id) do update
+           set subscription_id = excluded.subscription_id, plan = excluded.plan, status = 'active',
+               current_period_end = excluded.current_period_end, cancel_at_period_end = false, state_at = excluded.state_at
+           where b.state_at <= excluded.state_at
+         returning 1`,
+        [s.userId, s.subscriptionId, s.plan, s.periodEnd, s.at],
+      );
+      if (!rows[0]) return false;
+      await q.query('update public.mdusers set plan = $2, next_billing_date = $3 where id = $1', [s.userId, s.plan, s.periodEnd]);
+      return true;
+    },
+
+    /** Renewal stops at the period end: the plan stays, the next billing date goes (the dashboard shows Cancelled). */
+    async markCancelAtPeriodEnd(userId: string, at: Date): Promise<void> {
+      await q.query(
+        `update public.billing_subscriptions set cancel_at_period_end = true, state_at = greatest(state_at, $2) where user_id = $1 and status <> 'canceled'`,
+        [userId, at],
+      );
+      await q.query('update public.mdusers set next_billing_date = null where id = $1', [userId]);
+    },
+
+    /** The subscription ended (period end after a cancel, or a renewal that failed): back to plan zero. */
+    async endSubscription(userId: string, subscriptionId: string, at: Date): Promise<boolean> {
+      const { rows } = await q.query(
+        `update public.billing_subscriptions set status = 'canceled', cancel_at_period_end = false, state_at = $3
+          where user_id = $1 and subscription_id = $2 and state_at <= $3 returning 1`,
+        [userId, subscriptionId, at],
+      );
+      if (!rows[0]) return false;
+      await q.query(`update public.mdusers set plan = 'zero', next_billing_date = null where id = $1`, [userId]);
+      return true;
+    },
+
+    async openCheckout(userId: string, kind: Checkout['kind']): Promise<Checkout | undefined> {
+      const { rows } = await q.query<Checkout>(
+        `select id, kind, plan, provider_ref, client_secret, status from public.billing_checkouts where user_id = $1 and kind = $2 and status = 'open'`,
+        [userId, kind],
+      );
+      return rows[0];
+    },
+
+    async trialCheckout(userId: string): Promise<Checkout | undefined> {
+      const { rows } = await q.query<Checkout>(
+        `select id, kind, plan, provider_ref, client_secret, status from public.billing_checkouts where user_id = $1 and kind = 'trial'`,
+        [userId],
+      );
+      return rows[0];
+    },
+
+    async insertCheckout(userId: string, kind: Checkout['kind'], plan: string | null): Promise<Checkout> {
+      const { rows } = await q.query<Checkout>(
+        `insert into public.billing_checkouts (user_id, kind, plan) values ($1, $2, $3)
+         returning id, kind, plan, provider_ref, client_secret, status`,
+        [userId, kind, plan],
+      );
+      return rows[0];
+    },
+
+    async supersedeCheckout(id: string): Promise<void> {
+      await q.query(`update public.billing_checkouts set status = 'superseded' where id = $1 and status = 'open'`, [id]);
+    },
+
+    async setCheckoutProvider(id: string, providerRef: string, clientSecret: string): Promise<void> {
+      await q.query('update public.billing_checkouts set provider_ref = $2, client_secret = $3 where id = $1', [id, providerRef, clientSecret]);
+    },
+
+    async completeCheckout(providerRef: string, at: Date): Promise<void> {
+      await q.query(`update public.billing_checkouts set status = 'completed', completed_at = $2 where provider_ref = $1 and status <> 'completed'`, [
+        providerRef,
+        at,
+      ]);
+    },
+
+    /**
+     * Grants a payment's credits through apply_credit and records its payments row (the
+     * invoice), both keyed by the provider object: replays and concurrent deliveries grant
+     * once. Answers whether this call granted.
+     */
+    async grantPayment(p: {
+      userId: string;
+      email: string;
+      sourceKey: string;
+      credits: number;
+      reason: string;
+      kind: PaymentRecord['kind'];
+      planName: string;
+      amountCents: number;
+      currency: string;
+      paidAt: Date;
+    }): Promise<boolean> {
+      const { rows } = await q.query<{ balance: number | null }>('select public.apply_credit($1, $2, $3, $4) as balance', [
+        p.userId,
+        p.credits,
+        p.sourceKey,
+        p.reason,
+      ]);
+      await q.query(
+        `insert into public.payments (user_id, email, payment_date, plan_name, amount, currency, kind, credits, provider_ref)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (provider_ref) do nothing`,
+        [p.userId, p.email, p.paidAt, p.planName, (p.amountCents / 100).toFixed(2), p.currency, p.kind, p.credits, p.sourceKey],
+      );
+      return rows[0]?.balance !== null && rows[0]?.balance !== undefined;
+    },
+
+    async markTrialed(userId: string): Promise<void> {
+      await q.query('update public.mdusers set trialed = true where id = $1', [userId]);
+    },
+
+    /** One of the caller's payments by invoice number (INV-…), payment id, or provider reference. */
+    async findPayment(userId: string, invoiceId: string): Promise<PaymentRecord | undefined> {
+      const { rows } = await q.query<PaymentRecord>(
+        `select id, email, invoice_number, payment_date, plan_name, amount, currency, kind, credits, provider_ref
+           from public.payments
+          where user_id = $1 and (invoice_number = $2 or id::text = $2 or provider_ref = $2)
+          limit 1`,
+        [userId, invoiceId],
+      );
+      return rows[0];
+    },
+
+    async autoTopUpSettings(userId: string): Promise<AutoTopUpSettings | undefined> {
+      const { rows } = await q.query<AutoTopUpSettings>(`select ${SETTINGS_COLUMNS} from public.mdusers where id = $1`, [userId]);
+      return rows[0];
+    },
+
+    async saveAutoTopUpSettings(userId: string, s: { enabled: boolean; min: number; amountDollars: number }): Promise<AutoTopUpSettings | undefined> {
+      const { rows } = await q.query<AutoTopUpSettings>(
+        `update public.mdusers set auto_topup = $2, auto_topup_min = $3, auto_topup_amount = $4 where id = $1 returning ${SETTINGS_COLUMNS}`,
+        [userId, s.enabled, s.min, s.amountDollars],
+      );
+      return rows[0];
+    },
+
+    /**
+     * Opens an auto top-up attempt when the balance is below the threshold and none is open
+     * (the partial unique index decides between concurrent callers). Undefined: nothing to do.
+     */
+    async openAutoTopUpAttempt(userId: string, amountCents: number, credits: number): Promise<string | undefined> {
+      const { rows } = await q.query<{ id: string }>(
+        `insert into public.billing_auto_topup_attempts (user_id, amount_cents, credits)
+         select id, $2, $3 from public.mdusers where id = $1 and auto_topup and plan <> 'zero' and credits < auto_topup_min
+         on conflict (user_id) where status = 'pending' do nothing
+         returning id`,
+        [userId, amountCents, credits],
+      );
+      return rows[0]?.id;
+    },
+
+    async lastFinishedAttempt(userId: string): Promise<{ status: string; finished_at: Date } | undefined> {
+      const { rows } = await q.query<{ status: string; finished_at: Date }>(
+        `select status, finished_at from public.billing_auto_topup_attempts
+          where user_id = $1 and status <> 'pending' order by finished_at desc limit 1`,
+        [userId],
+      );
+      return rows[0];
+    },
+
+    async setAttemptIntent(attemptId: string, intentId: string): Promise<void> {
+      await q.query('update public.billing_auto_topup_attempts set intent_id = coalesce(intent_id, $2) where id = $1', [attemptId, intentId]);
+    },
+
+    /** Closes a pending attempt as succeeded and clears the failure count (once). */
+    async attemptSucceeded(attemptId: string, intentId: string, at: Date): Promise<void> {
+      const { rows } = await q.query<{ user_id: string }>(
+        `update public.billing_auto_topup_attempts set status = 'succeeded', intent_id = coalesce(intent_id, $2), finished_at = $3
+          where id = $1 and status = 'pending' returning user_id`,
+        [attemptId, intentId, at],
+      );
+      if (rows[0]) await q.query('update public.mdusers set auto_topup_failures = 0 where id = $1', [rows[0].user_id]);
+    },
+
+    /**
+     * Closes a pending attempt as failed (once) and counts the failure; after `maxFailures`
+     * in a row, or when `disable` says retrying cannot help, auto top-up turns off with the
+     * reason stored for the dashboard.
+     */
+    async attemptFailed(a: { attemptId: string; intentId: string | null; code: string; message: string; at: Date; maxFailures: number; disable: boolean }): Promise<AutoTopUpSettings | undefined> {
+      const { rows } = await q.query<{ user_id: string }>(
+        `update public.billing_auto_topup_attempts
+            set status = 'failed', intent_id = coalesce(intent_id, $2), error_code = $3, error_message = $4, finished_at = $5
+          where id = $1 and status = 'pending' returning user_id`,
+        [a.attemptId, a.intentId, a.code, a.message.slice(0, 300), a.at],
+      );
+      if (!rows[0]) return undefined;
+      const updated = await q.query<AutoTopUpSettings>(
+        `update public.mdusers
+            set auto_topup_failures = auto_topup_failures + 1,
+                auto_topup = case when $2 or auto_topup_failures + 1 >= $3 then false else auto_topup end,
+                auto_topup_disabled_reason = case when $2 or auto_topup_failures + 1 >= $3
+                  then left('Auto top-up was turned off after ' || (auto_topup_failures + 1) || ' failed payment'
+                            || case when auto_topup_failures = 0 then '' else 's' end || ': ' || $4, 500)
+                  else auto_topup_disabled_reason end
+          where id = $1 returning ${SETTINGS_COLUMNS}`,
+        [rows[0].user_id, a.disable, a.maxFailures, a.message],
+      );
+      return updated.rows[0];
+    },
+
+    /** Abandons attempts left pending longer than a charge can take (a crash mid-charge). */
+    async expireStaleAttempts(userId: string, before: Date): Promise<void> {
+      await q.query(
+        `update public.billing_auto_topup_attempts set status = 'failed', error_code = 'abandoned', error_message = 'The charge did not finish', finished_at = now()
+          where user_id = $1 and status = 'pending' and created_at < $2`,
+        [userId, before],
+      );
+    },
+
+    async disableAutoTopUp(userId: string, reason: string): Promise<void> {
+      await q.query('update public.mdusers set auto_topup = false, auto_topup_disabled_reason = $2 where id = $1', [userId, reason]);
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * @module The billing service's dependencies, built once per app: the database, the payment
+ * provider (sandbox by default) and the event handler it reports to.
+ */
+import type { Db } from '@aim/supabase/db';
+import type { BillingEvent, PaymentProvider } from '../../billing/payment-provider.ts';
+import type { SandboxProvider } from '../../billing/sandbox/sandbox-provider.ts';
+import { selectPaymentProvider, type ProviderEnv } from '../../billing/select-provider.ts';
+import type { Logger } from '../../logger.ts';
+import { handleBillingEvent } from './handle-event.ts';
+
+export interface Billing {
+  db: Db;
+  log: Logger;
+  provider: PaymentProvider;
+  now: () => Date;
+  /** Wait after the first failed auto top-up charge; doubles with each further failure. */
+  autoTopUpBackoffMs: number;
+}
+
+/** Ten minutes, then twenty: a declined card is rarely fixed sooner, and 3 failures disable. */
+export const DEFAULT_AUTO_TOPUP_BACKOFF_MS = 10 * 60_000;
+
+/**
+ * @example
+ * const billing = createBilling({ db, log })
+ * await maybeAutoTopUp(billing, userId)   // after a task charged credits
+ */
+export function createBilling(deps: { db: Db; log: Logger; env?: ProviderEnv; now?: () => Date; autoTopUpBackoffMs?: number }): Billing {
+  const billing = {
+    db: deps.db,
+    log: deps.log,
+    now: deps.now ?? (() => new Date()),
+    autoTopUpBackoffMs: deps.autoTopUpBackoffMs ?? DEFAULT_AUTO_TOPUP_BACKOFF_MS,
+  } as Billing;
+  billing.provider = selectPaymentProvider({
+    db: deps.db,
+    env: deps.env ?? process.env,
+    now: billing.now,
+    emit: (event: BillingEvent) => handleBillingEvent(billing, event),
+  });
+  return billing;
+}
+
+export function sandboxOf(billing: Billing): SandboxProvider | undefined {
+  return billing.provider.kind === 'sandbox' ? (billing.provider as SandboxProvider) : undefined;
+}
