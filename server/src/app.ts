@@ -17,6 +17,7 @@ import { openApiDocument } from './openapi/document.ts';
 import { createRouter } from './openapi/router.ts';
 import { accountRoutes } from './routes/account.ts';
 import { billingRoutes } from './routes/billing.ts';
+import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import { maybeAutoTopUp } from './services/billing/auto-topup.ts';
 import { createBilling } from './services/billing/billing.ts';
 import { mediaRoutes } from './routes/media.ts';
@@ -87,6 +88,7 @@ export function createApiApp(deps: {
   app.route('/', metaRoutes(getDocument));
   app.route('/', accountRoutes(ctx));
   app.route('/', billingRoutes(ctx, billing));
+  app.route('/', stripeWebhookRoutes(billing));
   app.route('/', taskRoutes(tasks));
   app.route('/', mediaRoutes(tasks));
 

@@ -15,7 +15,7 @@ describe('provider selection', () => {
   it('should refuse the sandbox in production and an unknown or unavailable provider', () => {
     const deps = { db: {} as Db, emit: async () => {} };
     expect(() => selectPaymentProvider({ ...deps, env: { NODE_ENV: 'production' } })).toThrow(/refuses to run with NODE_ENV=production/);
-    expect(() => selectPaymentProvider({ ...deps, env: { STRIPE_SECRET_KEY: 'sk_test_x' } })).toThrow(/no Stripe adapter/);
+    expect(() => selectPaymentProvider({ ...deps, env: { STRIPE_SECRET_KEY: 'sk_test_x' } })).toThrow(/Stripe billing needs STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET/);
     expect(() => selectPaymentProvider({ ...deps, env: { BILLING_PROVIDER: 'paypal' } })).toThrow(/Unknown BILLING_PROVIDER/);
     expect(selectPaymentProvider({ ...deps, env: { NODE_ENV: 'development' } }).kind).toBe('sandbox');
   });

@@ -6,11 +6,12 @@
 import type { Db } from '@aim/supabase/db';
 import type { BillingEventSink, PaymentProvider } from './payment-provider.ts';
 import { createSandboxProvider } from './sandbox/sandbox-provider.ts';
+import { stripeConfigFromEnv, type StripeEnv } from './stripe/client.ts';
+import { createStripeProvider } from './stripe/stripe-provider.ts';
 
-export interface ProviderEnv {
+export interface ProviderEnv extends StripeEnv {
   NODE_ENV?: string;
   BILLING_PROVIDER?: string;
-  STRIPE_SECRET_KEY?: string;
 }
 
 /**
@@ -20,7 +21,11 @@ export interface ProviderEnv {
 export function selectPaymentProvider(deps: { db: Db; emit: BillingEventSink; env: ProviderEnv; now?: () => Date }): PaymentProvider {
   const { env } = deps;
   const wanted = env.BILLING_PROVIDER ?? (env.STRIPE_SECRET_KEY ? 'stripe' : 'sandbox');
-  if (wanted === 'stripe') throw new Error('BILLING_PROVIDER=stripe (or STRIPE_SECRET_KEY) is set, but this build has no Stripe adapter yet');
+  if (wanted === 'stripe') {
+    // STRIPE_API_BASE redirects the SDK (tests use a local fake); in production it would send the secret key elsewhere
+    if (env.NODE_ENV === 'production' && env.STRIPE_API_BASE) throw new Error('STRIPE_API_BASE is for tests only and refused with NODE_ENV=production');
+    return createStripeProvider(stripeConfigFromEnv(env));
+  }
   if (wanted !== 'sandbox') throw new Error(`Unknown BILLING_PROVIDER ${JSON.stringify(wanted)} (sandbox or stripe)`);
   if (env.NODE_ENV === 'production') {
     throw new Error('The sandbox payment provider refuses to run with NODE_ENV=production: configure Stripe (STRIPE_SECRET_KEY)');

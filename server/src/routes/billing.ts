@@ -17,6 +17,7 @@ import {
   TRIAL,
 } from '../billing/catalog.ts';
 import { TEST_CARDS } from '../billing/sandbox/test-cards.ts';
+import { isStripeProvider } from '../billing/stripe/stripe-provider.ts';
 import type { ApiDeps } from '../context.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
 import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
@@ -151,6 +152,7 @@ const AutoTopUpResponse = z
 const BillingConfig = z
   .object({
     provider: z.enum(['sandbox', 'stripe']),
+    publishable_key: z.string().nullable().openapi({ description: 'Stripe only: the publishable key for Stripe.js; null with the sandbox.' }),
     plans: z.array(z.object({ id: z.string(), label: z.string(), amount: z.number(), credits: z.number().int() })),
     topup: z.object({ presets: z.array(z.number().int()), block_dollars: z.number().int(), credits_per_block: z.number().int(), max_dollars: z.number().int() }),
     trial: z.object({ amount: z.number(), credits: z.number().int(), days: z.number().int() }),
@@ -160,6 +162,7 @@ const BillingConfig = z
   .openapi('BillingConfig', {
     example: {
       provider: 'sandbox',
+      publishable_key: null,
       plans: [{ id: 'basic', label: 'Basic', amount: 39, credits: 1000 }],
       topup: { presets: [10, 20, 50, 100, 200, 500], block_dollars: 10, credits_per_block: 250, max_dollars: 10000 },
       trial: { amount: 10, credits: 250, days: 7 },
@@ -436,6 +439,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling(de
       c.json(
         {
           provider: billing.provider.kind,
+          publishable_key: isStripeProvider(billing.provider) ? billing.provider.publishableKey : null,
           plans: Object.values(PLANS).map((p) => ({ id: p.id, label: p.label, amount: p.amountCents / 100, credits: p.credits })),
           topup: { presets: [...TOPUP_PRESETS_DOLLARS], block_dollars: TOPUP_BLOCK_DOLLARS, credits_per_block: CREDITS_PER_BLOCK, max_dollars: MAX_TOPUP_DOLLARS },
           trial: { amount: TRIAL.amountCents / 100, credits: TRIAL.credits, days: TRIAL.days },

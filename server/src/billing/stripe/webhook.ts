@@ -1,0 +1,169 @@
+/**
+ * @module Stripe webhooks → the port's BillingEvents. The signature is checked on the raw
+ * request body (any re-serialisation would break it) with a freshness tolerance, so a
+ * tampered or replayed-late delivery is refused before anything is read from it.
+ *
+ * Only what billing acts on is mapped; everything else is acknowledged and ignored. Credits
+ * are never derived from metadata: a top-up is worth what Stripe says it received, an invoice
+ * the credits of the catalog plan its price maps to (the handler applies the catalog).
+ */
+import Stripe from 'stripe';
+import type { PlanId } from '../catalog.ts';
+import type { BillingEvent, PaymentKind } from '../payment-provider.ts';
+import type { PriceBook } from './prices.ts';
+
+/** A delivery that is not provably Stripe's (bad or missing signature, stale, not JSON): answer 400. */
+export class WebhookSignatureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookSignatureError';
+  }
+}
+
+export type WebhookOutcome = { event: BillingEvent } | { ignored: string; eventId: string; type: string };
+
+const PAYMENT_KINDS: readonly string[] = ['topup', 'trial', 'auto_topup'] satisfies PaymentKind[];
+const PLAN_REASONS = ['subscription_create', 'subscription_update', 'subscription_cycle'] as const;
+type PlanReason = (typeof PLAN_REASONS)[number];
+
+function idOf(ref: string | { id?: string } | null | undefined): string | null {
+  return typeof ref === 'string' ? ref : (ref?.id ?? null);
+}
+
+function kindOf(metadata: Stripe.Metadata | null): PaymentKind | undefined {
+  const kind = metadata?.kind;
+  return kind && PAYMENT_KINDS.includes(kind) ? (kind as PaymentKind) : undefined;
+}
+
+export interface StripeWebhookDeps {
+  stripe: Stripe;
+  /** The endpoint's signing secret (whsec_…). */
+  secret: string;
+  /** Seconds a signature stays valid (default: the SDK's 300). */
+  toleranceSec?: number;
+  /** Whether the key is a live one: events of the other mode are not this server's. */
+  livemode: boolean;
+  prices: PriceBook;
+}
+
+/**
+ * @example
+ * const parse = createStripeWebhook({ stripe, secret, livemode: false, prices })
+ * const outcome = await parse(rawBody, request.headers['stripe-signature'])
+ */
+export function createStripeWebhook(deps: StripeWebhookDeps) {
+  /** The subscription line that sets the plan: a catalog price, charged, ending last. */
+  async function planLineOf(invoice: Stripe.Invoice): Promise<{ plan: PlanId; periodEnd: Date } | undefined> {
+    let best: { plan: PlanId; periodEnd: Date } | undefined;
+    for (const line of invoice.lines?.data ?? []) {
+      const priceId = idOf(line.pricing?.price_details?.price);
+      const plan = priceId ? await deps.prices.planOf(priceId) : undefined;
+      if (!plan || line.amount <= 0) continue;
+      const periodEnd = new Date(line.period.end * 1000);
+      if (!best || periodEnd > best.periodEnd) best = { plan, periodEnd };
+    }
+    return best;
+  }
+
+  async function map(event: Stripe.Event): Promise<WebhookOutcome> {
+    const ignore = (why: string): WebhookOutcome => ({ ignored: why, eventId: event.id, type: event.type });
+    const base = (customerId: string) => ({ id: event.id, created: new Date(event.created * 1000), customerId });
+
+    switch (event.type) {
+      case 'payment_intent.succeeded':
+      case 'payment_intent.payment_failed': {
+        const intent = event.data.object;
+        const kind = kindOf(intent.metadata);
+        const customerId = idOf(intent.customer);
+        // intents without a kind are invoice payments: their invoice.paid event counts instead
+        if (!kind) return ignore('payment intent without metadata.kind');
+        if (!customerId) return ignore('payment intent without a customer');
+        const metadata = { ...intent.metadata };
+        if (event.type === 'payment_intent.succeeded') {
+          return {
+            event: {
+              ...base(customerId),
+              type: 'payment_intent.succeeded',
+              intentId: intent.id,
+              kind,
+              amountCents: intent.amount_received,
+              currency: intent.currency,
+              paymentMethodId: idOf(intent.payment_method),
+              savedPaymentMethod: intent.setup_future_usage != null,
+              metadata,
+            },
+          };
+        }
+        const error = intent.last_payment_error;
+        return {
+          event: {
+            ...base(customerId),
+            type: 'payment_intent.payment_failed',
+            intentId: intent.id,
+            kind,
+            code: error?.code ?? 'payment_failed',
+            ...(error?.decline_code ? { declineCode: error.decline_code } : {}),
+            message: error?.message ?? 'The payment failed',
+            metadata,
+          },
+        };
+      }
+
+      case 'invoice.paid': {
+        const invoice = event.data.object;
+        const reason = invoice.billing_reason as PlanReason;
+        if (!PLAN_REASONS.includes(reason)) return ignore(`invoice billing_reason ${invoice.billing_reason}`);
+        const customerId = idOf(invoice.customer);
+        const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription);
+        if (!customerId || !subscriptionId || !invoice.id) return ignore('invoice without a customer or subscription');
+        const line = await planLineOf(invoice);
+        if (!line) return ignore('invoice without a catalog plan price');
+        // the card paying a subscription is saved on the subscription (save_default_payment_method)
+        const subscription = await deps.stripe.subscriptions.retrieve(subscriptionId);
+        return {
+          event: {
+            ...base(customerId),
+            type: 'invoice.paid',
+            invoiceId: invoice.id,
+            subscriptionId,
+            plan: line.plan,
+            amountCents: invoice.amount_paid,
+            billingReason: reason,
+            periodEnd: line.periodEnd,
+            paymentMethodId: idOf(subscription.default_payment_method),
+          },
+        };
+      }
+
+      case 'setup_intent.succeeded': {
+        const intent = event.data.object;
+        const customerId = idOf(intent.customer);
+        const paymentMethodId = idOf(intent.payment_method);
+        if (!customerId || !paymentMethodId) return ignore('setup intent without a customer or payment method');
+        return { event: { ...base(customerId), type: 'setup_intent.succeeded', setupIntentId: intent.id, paymentMethodId } };
+      }
+
+      case 'customer.subscription.deleted': {
+        const subscription = event.data.object;
+        const customerId = idOf(subscription.customer);
+        if (!customerId) return ignore('subscription without a customer');
+        return { event: { ...base(customerId), type: 'customer.subscription.deleted', subscriptionId: subscription.id } };
+      }
+
+      default:
+        return ignore('not a billing event');
+    }
+  }
+
+  return async function parseWebhook(rawBody: Uint8Array | string, signature: string | undefined): Promise<WebhookOutcome> {
+    if (!signature) throw new WebhookSignatureError('Missing stripe-signature header');
+    let event: Stripe.Event;
+    try {
+      event = deps.stripe.webhooks.constructEvent(rawBody, signature, deps.secret, deps.toleranceSec);
+    } catch (e) {
+      throw new WebhookSignatureError(e instanceof Error ? e.message : String(e));
+    }
+    if (event.livemode !== deps.livemode) return { ignored: 'event of the other mode (live/test)', eventId: event.id, type: event.type };
+    return map(event);
+  };
+}
