@@ -1,10 +1,10 @@
 import { Navigate } from 'react-router-dom';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
-import { ScreenPlaceholder } from './components/screen-placeholder.tsx';
 import { InstanceReport } from './instance-report.tsx';
+import { WelcomeRoute } from './routes/welcome.tsx';
 
 /** Paths below the basename the shell gives ('/'). */
-export const routes: RemoteRoute[] = [{ path: 'welcome', element: <ScreenPlaceholder title="Welcome" testId="welcome" /> }];
+export const routes: RemoteRoute[] = [{ path: 'welcome', element: <WelcomeRoute /> }];
 
 export function App({ basename }: RemoteAppProps) {
   return (

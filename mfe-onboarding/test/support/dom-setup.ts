@@ -1,0 +1,16 @@
+// jsdom lacks layout APIs that Chakra's components (zag.js) call; no-op stand-ins are enough
+// because the tests assert behaviour, not layout.
+if (typeof window !== 'undefined') {
+  window.ResizeObserver ??= class {
+    observe() {}
+    unobserve() {}
+    disconnect() {}
+  };
+  window.matchMedia ??= (query: string) =>
+    ({ matches: false, media: query, onchange: null, addEventListener() {}, removeEventListener() {}, addListener() {}, removeListener() {}, dispatchEvent: () => false }) as MediaQueryList;
+  window.scrollTo ??= () => undefined;
+  Element.prototype.scrollTo ??= () => undefined;
+  // user-event's arrow-key walk through a radio group looks the group up by CSS.escape(name).
+  globalThis.CSS ??= {} as typeof CSS;
+  CSS.escape ??= (value: string) => value.replace(/[^\w-]/g, (c) => `\\${c}`);
+}
