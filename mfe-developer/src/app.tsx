@@ -2,10 +2,11 @@ import { Navigate } from 'react-router-dom';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
 import { ScreenPlaceholder } from './components/screen-placeholder.tsx';
 import { InstanceReport } from './instance-report.tsx';
+import { ApiKeysRoute } from './routes/api-keys.tsx';
 
 /** Paths below the basename the shell gives ('/dashboard'). */
 export const routes: RemoteRoute[] = [
-  { path: 'api-keys', element: <ScreenPlaceholder title="API Keys" testId="api-keys" /> },
+  { path: 'api-keys', element: <ApiKeysRoute /> },
   { path: 'task-logs', element: <ScreenPlaceholder title="Task Logs" testId="task-logs" /> },
 ];
 

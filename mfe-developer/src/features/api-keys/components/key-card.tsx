@@ -1,0 +1,104 @@
+import { useRef, useState } from 'react';
+import { Box, Button, Card, CloseButton, Dialog, HStack, Portal, Text } from '@chakra-ui/react';
+import { displayKey, TEXTS } from '../key-rules.ts';
+
+type Props = {
+  apiKey: string;
+  revealed: boolean;
+  onRevealedChange: (revealed: boolean) => void;
+  onCopy: () => Promise<void>;
+  /** Settles once the new key is in place or the failure was reported. */
+  onRotate: () => Promise<void>;
+};
+
+/** The key, masked (first 4 and last 4 shown) unless revealed, with Copy and a confirmed Rotate. */
+export function KeyCard({ apiKey, revealed, onRevealedChange, onCopy, onRotate }: Props) {
+  const [confirming, setConfirming] = useState(false);
+  const [rotating, setRotating] = useState(false);
+  // The safe choice has the focus when the confirmation opens.
+  const cancelRef = useRef<HTMLButtonElement>(null);
+
+  async function rotate() {
+    setRotating(true);
+    try {
+      await onRotate();
+    } finally {
+      setRotating(false);
+      setConfirming(false);
+    }
+  }
+
+  return (
+    <Card.Root variant="outline" data-testid="api-key-card">
+      <Card.Header>
+        <Card.Title as="h2">Your API key</Card.Title>
+        <Card.Description>Every API request authenticates with it.</Card.Description>
+      </Card.Header>
+      <Card.Body gap="4">
+        <Box
+          as="code"
+          display="block"
+          fontFamily="mono"
+          textStyle="sm"
+          px="3"
+          py="2.5"
+          rounded="l2"
+          borderWidth="1px"
+          bg="bg.subtle"
+          overflowWrap="anywhere"
+          data-testid="api-key-value"
+          data-revealed={revealed}
+        >
+          {displayKey(apiKey, revealed)}
+        </Box>
+        <HStack gap="2" wrap="wrap">
+          <Button size="sm" variant="outline" aria-pressed={revealed} onClick={() => onRevealedChange(!revealed)}>
+            {revealed ? 'Hide key' : 'Show key'}
+          </Button>
+          <Button size="sm" variant="outline" onClick={() => void onCopy()}>
+            Copy key
+          </Button>
+          <Button size="sm" variant="outline" colorPalette="red" ms="auto" onClick={() => setConfirming(true)}>
+            Rotate key
+          </Button>
+        </HStack>
+      </Card.Body>
+
+      <Dialog.Root
+        role="alertdialog"
+        open={confirming}
+        onOpenChange={(e) => !rotating && setConfirming(e.open)}
+        placement="center"
+        closeOnInteractOutside={!rotating}
+        initialFocusEl={() => cancelRef.current}
+      >
+        <Portal>
+          <Dialog.Backdrop />
+          <Dialog.Positioner>
+            <Dialog.Content data-testid="rotate-dialog">
+              <Dialog.Header>
+                <Dialog.Title>{TEXTS.rotateConfirm}</Dialog.Title>
+              </Dialog.Header>
+              <Dialog.Body>
+                <Text>A new key is generated and the current one stops working at once. Update every app that uses it.</Text>
+              </Dialog.Body>
+              <Dialog.Footer>
+                <Dialog.ActionTrigger asChild>
+                  <Button ref={cancelRef} variant="outline" disabled={rotating}>
+                    Cancel
+                  </Button>
+                </Dialog.ActionTrigger>
+                <Button colorPalette="red" loading={rotating} loadingText="Rotating..." onClick={() => void rotate()}>
+                  Rotate
+                </Button>
+              </Dialog.Footer>
+              <Dialog.CloseTrigger asChild disabled={rotating}>
+                <CloseButton size="sm" aria-label="Close" />
+              </Dialog.CloseTrigger>
+            </Dialog.Content>
+          </Dialog.Positioner>
+        </Portal>
+      </Dialog.Root>
+    </Card.Root>
+  );
+}

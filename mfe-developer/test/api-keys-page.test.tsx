@@ -1,0 +1,208 @@
+// @vitest-environment jsdom
+import { useState } from 'react';
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ChakraProvider } from '@chakra-ui/react';
+import { MemoryRouter, useLocation } from 'react-router-dom';
+import { ApiError } from '@aim/shared-kit/api';
+import { system } from '@aim/shared-kit/theme';
+import { ApiKeysPage, type Account } from '../src/features/api-keys/api-keys-page.tsx';
+import type { ApiKeysGateway } from '../src/features/api-keys/gateway.ts';
+import { TEXTS } from '../src/features/api-keys/key-rules.ts';
+
+const KEY = 'ab12cdef34567890abcdef1234567890wxyz';
+const NEW_KEY = 'ffee9988776655443322110099887766qrst';
+const masked = (key: string) => `${key.slice(0, 4)}${'•'.repeat(key.length - 8)}${key.slice(-4)}`;
+
+let location = '';
+function LocationProbe() {
+  const loc = useLocation();
+  location = loc.pathname + loc.search;
+  return null;
+}
+
+function fakeGateway(over: Partial<ApiKeysGateway> = {}): ApiKeysGateway {
+  return {
+    rotateKey: vi.fn(async () => NEW_KEY),
+    updateWebhookUrl: vi.fn(async (input: string) => input.trim() || null),
+    copyText: vi.fn(async () => undefined),
+    ...over,
+  };
+}
+
+/** The page with a user row the test can change, as realtime would. */
+function renderPage(
+  gateway: ApiKeysGateway,
+  { url = '/dashboard/api-keys', account = { apiKey: KEY, webhookUrl: null } as Account | null, loadFailed = false } = {},
+) {
+  const notices = { success: vi.fn(), error: vi.fn(), alert: vi.fn() };
+  let setRow: (account: Account | null) => void = () => undefined;
+  function Host() {
+    const [row, set] = useState(account);
+    setRow = set;
+    return <ApiKeysPage gateway={gateway} account={row} loadFailed={loadFailed} apiBaseUrl="http://localhost:8080" notices={notices} />;
+  }
+  render(
+    <ChakraProvider value={system}>
+      <MemoryRouter initialEntries={[url]}>
+        <Host />
+        <LocationProbe />
+      </MemoryRouter>
+    </ChakraProvider>,
+  );
+  return { notices, user: userEvent.setup(), setRow: (next: Account | null) => act(() => setRow(next)) };
+}
+
+const keyText = () => screen.getByTestId('api-key-value').textContent;
+const param = (name: string) => new URLSearchParams(location.split('?')[1] ?? '').get(name);
+
+afterEach(cleanup);
+
+describe('the key card', () => {
+  it('shows the key masked, reveals it on request, and copies the real key', async () => {
+    const gateway = fakeGateway();
+    const { notices, user } = renderPage(gateway);
+    expect(screen.getByRole('heading', { level: 1, name: 'API Keys' })).toBeTruthy();
+    expect(keyText()).toBe(masked(KEY));
+
+    await user.click(screen.getByRole('button', { name: 'Show key' }));
+    expect(keyText()).toBe(KEY);
+    expect(screen.getByRole('button', { name: 'Hide key' }).getAttribute('aria-pressed')).toBe('true');
+
+    await user.click(screen.getByRole('button', { name: 'Copy key' }));
+    expect(gateway.copyText).toHaveBeenCalledWith(KEY);
+    expect(notices.success).toHaveBeenCalledWith(TEXTS.keyCopied);
+  });
+
+  it("says 'Failed to copy' when the clipboard refuses", async () => {
+    const { notices, user } = renderPage(fakeGateway({ copyText: vi.fn(async () => Promise.reject(new Error('denied'))) }));
+    await user.click(screen.getByRole('button', { name: 'Copy key' }));
+    expect(notices.error).toHaveBeenCalledWith(TEXTS.copyFailed);
+    expect(notices.success).not.toHaveBeenCalled();
+  });
+
+  it('rotates only after confirmation, then shows the new key, also once the row catches up', async () => {
+    const gateway = fakeGateway();
+    const { notices, user, setRow } = renderPage(gateway);
+
+    await user.click(screen.getByRole('button', { name: 'Rotate key' }));
+    const dialog = await screen.findByRole('alertdialog', { name: TEXTS.rotateConfirm });
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(gateway.rotateKey).not.toHaveBeenCalled();
+
+    await user.click(screen.getByRole('button', { name: 'Rotate key' }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Rotate' }));
+    await waitFor(() => expect(notices.success).toHaveBeenCalledWith(TEXTS.keyRotated));
+    expect(gateway.rotateKey).toHaveBeenCalledTimes(1);
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(keyText()).toBe(masked(NEW_KEY));
+
+    setRow({ apiKey: NEW_KEY, webhookUrl: null });
+    expect(keyText()).toBe(masked(NEW_KEY));
+    // A later rotation elsewhere reaches the page through the row.
+    setRow({ apiKey: KEY, webhookUrl: null });
+    expect(keyText()).toBe(masked(KEY));
+  });
+
+  it("reports a failed rotation with 'Failed to rotate API key' and the alert, and keeps the key", async () => {
+    const gateway = fakeGateway({ rotateKey: vi.fn(async () => Promise.reject(new ApiError('An unexpected error occured, Please refresh and try again!', 500))) });
+    const { notices, user } = renderPage(gateway);
+    await user.click(screen.getByRole('button', { name: 'Rotate key' }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Rotate' }));
+    await waitFor(() => expect(notices.error).toHaveBeenCalledWith(TEXTS.rotateFailed, null));
+    expect(notices.alert).toHaveBeenCalledWith(TEXTS.unexpected);
+    expect(keyText()).toBe(masked(KEY));
+  });
+});
+
+describe('the webhook card', () => {
+  it("refuses a URL without http:// or https:// and sends nothing", async () => {
+    const gateway = fakeGateway();
+    const { user } = renderPage(gateway);
+    await user.type(screen.getByRole('textbox', { name: 'Webhook URL' }), 'ftp://x');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(screen.getByTestId('webhook-error').textContent).toBe('Webhook must start with http:// or https://');
+    expect(gateway.updateWebhookUrl).not.toHaveBeenCalled();
+  });
+
+  it('saves an https URL (Enter submits), shows it as current, and removes it when saved blank', async () => {
+    const gateway = fakeGateway();
+    const { notices, user } = renderPage(gateway);
+    expect(screen.getByTestId('webhook-current').textContent).toBe('No webhook set.');
+    const input = screen.getByRole('textbox', { name: 'Webhook URL' });
+    await user.type(input, 'HTTPS://example.com/hook{Enter}');
+    await waitFor(() => expect(notices.success).toHaveBeenCalledWith(TEXTS.webhookUpdated));
+    expect(gateway.updateWebhookUrl).toHaveBeenCalledWith('HTTPS://example.com/hook');
+    expect(screen.getByTestId('webhook-current-url').textContent).toBe('HTTPS://example.com/hook');
+
+    await user.clear(input);
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(gateway.updateWebhookUrl).toHaveBeenLastCalledWith(''));
+    await waitFor(() => expect(screen.getByTestId('webhook-current').textContent).toBe('No webhook set.'));
+  });
+
+  it("shows the server's reason when it answers 400, with 'Failed to update webhook URL'", async () => {
+    const reason = 'Enter a valid webhook URL or leave blank to remove the webhook URL';
+    const gateway = fakeGateway({ updateWebhookUrl: vi.fn(async () => Promise.reject(new ApiError(reason, 400))) });
+    const { notices, user } = renderPage(gateway, { account: { apiKey: KEY, webhookUrl: 'https://old.example/h' } });
+    const input = screen.getByRole('textbox', { name: 'Webhook URL' }) as HTMLInputElement;
+    expect(input.value).toBe('https://old.example/h');
+    await user.clear(input);
+    await user.type(input, 'https://exa mple.com');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.getByTestId('webhook-error').textContent).toBe(reason));
+    expect(notices.error).toHaveBeenCalledWith(TEXTS.webhookFailed, reason);
+    expect(notices.alert).not.toHaveBeenCalled();
+    expect(screen.getByTestId('webhook-current-url').textContent).toBe('https://old.example/h');
+  });
+});
+
+describe('the sample code', () => {
+  it('defaults to Node.js and the Generate call', () => {
+    renderPage(fakeGateway());
+    expect(screen.getByRole('tab', { name: 'Node.js' }).getAttribute('aria-selected')).toBe('true');
+    expect((screen.getByRole('radio', { name: 'Generate' }) as HTMLInputElement).checked).toBe(true);
+    const code = screen.getByTestId('sample-code').textContent!;
+    expect(code).toContain('http://localhost:8080/pro/imagine');
+    expect(code).toContain(masked(KEY));
+    expect(code).not.toContain(KEY);
+  });
+
+  it('follows ?language=python&requestType=fetch, copies the real key, and writes choices back to the URL', async () => {
+    const gateway = fakeGateway();
+    const { notices, user } = renderPage(gateway, { url: '/dashboard/api-keys?language=python&requestType=fetch' });
+    expect(screen.getByRole('tab', { name: 'Python' }).getAttribute('aria-selected')).toBe('true');
+    expect((screen.getByRole('radio', { name: 'Fetch' }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByTestId('sample-code').textContent).toContain('urllib.request.Request(\n    "http://localhost:8080/fetch"');
+
+    await user.click(screen.getByRole('button', { name: 'Copy code' }));
+    const copied = vi.mocked(gateway.copyText).mock.calls[0]![0];
+    expect(copied).toContain(`API_KEY = "${KEY}"`);
+    expect(notices.success).toHaveBeenCalledWith(TEXTS.sampleCopied);
+
+    await user.click(screen.getByRole('tab', { name: 'CURL' }));
+    await waitFor(() => expect(param('language')).toBe('curl'));
+    expect(screen.getByTestId('sample-code').textContent).toMatch(/^curl -X POST 'http:\/\/localhost:8080\/fetch'/);
+    await user.click(screen.getByText('Generate'));
+    await waitFor(() => expect(param('requestType')).toBe('generate'));
+    expect(screen.getByTestId('sample-code').textContent).toContain('/pro/imagine');
+  });
+});
+
+describe('before the user row is there', () => {
+  it('shows a loading state, then the page', () => {
+    const { setRow } = renderPage(fakeGateway(), { account: null });
+    expect(screen.getByTestId('api-keys-loading')).toBeTruthy();
+    expect(screen.queryByTestId('api-key-value')).toBeNull();
+    setRow({ apiKey: KEY, webhookUrl: null });
+    expect(keyText()).toBe(masked(KEY));
+  });
+
+  it('says so when the row could not be loaded', () => {
+    renderPage(fakeGateway(), { account: null, loadFailed: true });
+    expect(screen.getByTestId('api-keys-error').textContent).toContain('Your API key could not be loaded');
+    expect(screen.queryByTestId('api-keys-loading')).toBeNull();
+  });
+});
