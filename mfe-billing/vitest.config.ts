@@ -1,3 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { environment: 'node', include: ['test/**/*.test.ts'] } });
+// Pure logic runs in node; component tests opt into jsdom with a `@vitest-environment jsdom` comment.
+export default defineConfig({
+  test: { environment: 'node', include: ['test/**/*.test.{ts,tsx}'], setupFiles: ['test/support/dom-setup.ts'] },
+});

@@ -1,17 +1,18 @@
 import { Navigate } from 'react-router-dom';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
-import { ScreenPlaceholder } from './components/screen-placeholder.tsx';
 import { InstanceReport } from './instance-report.tsx';
+import { PaymentSuccessPage } from './features/payment-success/payment-success-page.tsx';
+import { InvoicesRoute, PaymentMethodsRoute, SubscriptionRoute } from './routes/billing-routes.tsx';
 
 /**
  * Paths below the basename the shell gives: '/dashboard' for the billing screens, '/' for the
  * card-setup return page.
  */
 export const routes: RemoteRoute[] = [
-  { path: 'billing/subscription', element: <ScreenPlaceholder title="Subscription" testId="subscription" /> },
-  { path: 'billing/payment-methods', element: <ScreenPlaceholder title="Payment Methods" testId="payment-methods" /> },
-  { path: 'billing/invoices', element: <ScreenPlaceholder title="Invoices" testId="invoices" /> },
-  { path: 'payment-success', element: <ScreenPlaceholder title="Payment Success" testId="payment-success" /> },
+  { path: 'billing/subscription', element: <SubscriptionRoute /> },
+  { path: 'billing/payment-methods', element: <PaymentMethodsRoute /> },
+  { path: 'billing/invoices', element: <InvoicesRoute /> },
+  { path: 'payment-success', element: <PaymentSuccessPage /> },
 ];
 
 export function App({ basename }: RemoteAppProps) {

@@ -4,13 +4,14 @@ import { routes } from '../src/app.tsx';
 
 describe('mfe_billing routes', () => {
   it.each([
-    ['/dashboard', '/dashboard/billing/subscription', 'Subscription'],
-    ['/dashboard', '/dashboard/billing/payment-methods', 'Payment Methods'],
-    ['/dashboard', '/dashboard/billing/invoices', 'Invoices'],
-    ['/', '/payment-success', 'Payment Success'],
+    ['/dashboard', '/dashboard/billing/subscription', 'SubscriptionRoute'],
+    ['/dashboard', '/dashboard/billing/payment-methods', 'PaymentMethodsRoute'],
+    ['/dashboard', '/dashboard/billing/invoices', 'InvoicesRoute'],
+    ['/', '/payment-success', 'PaymentSuccessPage'],
     ['/dashboard', '/dashboard/billing', null],
-  ])('under %s: %s -> %s', (basename, pathname, title) => {
-    const element = matchRoutes(routes, pathname, basename)?.[0]?.route.element as { props: { title: string } } | undefined;
-    expect(element?.props.title ?? null).toBe(title);
+    ['/dashboard', '/payment-success', null],
+  ])('under %s: %s -> %s', (basename, pathname, screen) => {
+    const element = matchRoutes(routes, pathname, basename)?.[0]?.route.element as { type: { name: string } } | undefined;
+    expect(element?.type.name ?? null).toBe(screen);
   });
 });

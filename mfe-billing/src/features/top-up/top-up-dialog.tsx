@@ -1,15 +1,40 @@
-import { useState } from 'react';
-import { Button, CloseButton, Dialog, NativeSelect, Portal, Stack, Text } from '@chakra-ui/react';
-import { TOP_UPS } from '@aim/shared-kit/domain';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link as RouterLink } from 'react-router-dom';
+import { Alert, Button, CloseButton, Dialog, Field, Heading, Input, InputGroup, Link, NativeSelect, Portal, Separator, Skeleton, Stack, Text } from '@chakra-ui/react';
+import { NO_PLAN } from '@aim/shared-kit/domain';
 import { formatCredits } from '@aim/shared-kit/format';
 import type { TopUpDialogProps } from '@aim/shared-kit/remote';
+import { useUserRow } from '@aim/shared-kit/session';
+import type { BillingAccount } from '../../gateway/account.ts';
+import { useBillingGateway, type BillingGateway, type Intent } from '../../gateway/billing-gateway.ts';
+import { useEnsureCustomer } from '../../gateway/ensure-customer.ts';
+import { useBillingConfig } from '../../gateway/use-billing-config.ts';
+import { notices, TEXTS, type Notices } from '../../notices.ts';
+import { CheckoutPanel, startCheckout } from '../checkout/checkout-panel.tsx';
+import { AutoTopUpSettings } from './auto-top-up-settings.tsx';
+import { AMOUNT_CHOICES, cleanAmountInput, CUSTOM, resolveTopUp } from './top-up-rules.ts';
 
-/** The purchase dialog the shell's Buy credits button opens. Checkout arrives with the billing issue. */
+export type TopUpDialogViewProps = TopUpDialogProps & { gateway: BillingGateway; account: BillingAccount | null; notify?: Notices };
+
+type Step = { kind: 'choose' } | { kind: 'pay'; intent: Intent; usd: number; credits: number };
+
+/** The purchase dialog: the shell's Buy credits button and the Subscription page's Get credits open it. */
 export function TopUpDialog({ open, onOpenChange }: TopUpDialogProps) {
-  const [usd, setUsd] = useState(TOP_UPS[0]!.usd);
-  const credits = TOP_UPS.find((t) => t.usd === usd)?.credits ?? 0;
+  const gateway = useBillingGateway();
+  const { row } = useUserRow();
+  useEnsureCustomer(gateway, row, open);
+  return <TopUpDialogView open={open} onOpenChange={onOpenChange} gateway={gateway} account={row} />;
+}
+
+export function TopUpDialogView({ open, onOpenChange, gateway, account, notify = notices }: TopUpDialogViewProps) {
+  const [step, setStep] = useState<Step>({ kind: 'choose' });
+  useEffect(() => {
+    if (!open) setStep({ kind: 'choose' });
+  }, [open]);
+  const close = () => onOpenChange(false);
+
   return (
-    <Dialog.Root open={open} onOpenChange={(e) => onOpenChange(e.open)} placement="center">
+    <Dialog.Root open={open} onOpenChange={(e) => onOpenChange(e.open)} placement="center" scrollBehavior="inside" lazyMount unmountOnExit>
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>
@@ -17,26 +42,9 @@ export function TopUpDialog({ open, onOpenChange }: TopUpDialogProps) {
             <Dialog.Header>
               <Dialog.Title>Buy credits</Dialog.Title>
             </Dialog.Header>
-            <Dialog.Body>
-              <Stack gap="3">
-                <NativeSelect.Root>
-                  <NativeSelect.Field aria-label="Amount" value={usd} onChange={(e) => setUsd(Number(e.currentTarget.value))}>
-                    {TOP_UPS.map((t) => (
-                      <option key={t.usd} value={t.usd}>
-                        ${t.usd} → {formatCredits(t.credits)} credits
-                      </option>
-                    ))}
-                  </NativeSelect.Field>
-                  <NativeSelect.Indicator />
-                </NativeSelect.Root>
-                <Text color="fg.muted">You get {formatCredits(credits)} credits.</Text>
-              </Stack>
+            <Dialog.Body pb="6">
+              <DialogBody gateway={gateway} account={account} notify={notify} step={step} setStep={setStep} close={close} />
             </Dialog.Body>
-            <Dialog.Footer>
-              <Button variant="outline" onClick={() => onOpenChange(false)}>
-                Close
-              </Button>
-            </Dialog.Footer>
             <Dialog.CloseTrigger asChild>
               <CloseButton size="sm" />
             </Dialog.CloseTrigger>
@@ -44,6 +52,147 @@ export function TopUpDialog({ open, onOpenChange }: TopUpDialogProps) {
         </Dialog.Positioner>
       </Portal>
     </Dialog.Root>
+  );
+}
+
+type BodyProps = { gateway: BillingGateway; account: BillingAccount | null; notify: Notices; step: Step; setStep: (s: Step) => void; close: () => void };
+
+function DialogBody({ gateway, account, notify, step, setStep, close }: BodyProps) {
+  const config = useBillingConfig(gateway);
+  if (!account || config.status === 'loading' || !gateway.ready) {
+    return (
+      <Stack gap="3" data-testid="top-up-loading" aria-busy="true">
+        <Skeleton h="10" />
+        <Skeleton h="24" />
+      </Stack>
+    );
+  }
+  if (config.status === 'error') {
+    return (
+      <Alert.Root status="error" data-testid="top-up-error">
+        <Alert.Indicator />
+        <Alert.Title>Billing is unavailable right now.</Alert.Title>
+        <Button size="sm" variant="outline" alignSelf="center" onClick={config.retry}>
+          Retry
+        </Button>
+      </Alert.Root>
+    );
+  }
+  if (step.kind === 'pay') {
+    return (
+      <CheckoutPanel
+        gateway={gateway}
+        config={config.config}
+        intent={step.intent}
+        summary={
+          <Text>
+            Top-up: <b>${step.usd}</b> for <b>{formatCredits(step.credits)} credits</b>
+          </Text>
+        }
+        submitLabel={`Pay $${step.usd}`}
+        doneText={`${formatCredits(step.credits)} credits were added to your balance.`}
+        onDone={close}
+      />
+    );
+  }
+  return <ChooseStep gateway={gateway} account={account} notify={notify} onPay={setStep} close={close} />;
+}
+
+type ChooseProps = { gateway: BillingGateway; account: BillingAccount; notify: Notices; onPay: (s: Step) => void; close: () => void };
+
+function ChooseStep({ gateway, account, notify, onPay, close }: ChooseProps) {
+  const [choice, setChoice] = useState(AMOUNT_CHOICES[0]!.value);
+  const [custom, setCustom] = useState('');
+  const [showError, setShowError] = useState(false);
+  const [starting, setStarting] = useState(false);
+  const subscribed = !!account.plan && account.plan !== NO_PLAN;
+  const amount = resolveTopUp(choice, custom);
+
+  async function buy(event: FormEvent) {
+    event.preventDefault();
+    if (!amount.ok) {
+      setShowError(true);
+      return;
+    }
+    setStarting(true);
+    const started = await startCheckout(() => gateway.topUp(amount.usd), notify);
+    setStarting(false);
+    if (started) onPay({ kind: 'pay', intent: { kind: 'payment', clientSecret: started.clientSecret }, usd: started.amount, credits: started.credits });
+  }
+
+  return (
+    <Stack gap="5">
+      {!subscribed && (
+        <Alert.Root status="info" data-testid="needs-subscription">
+          <Alert.Indicator />
+          <Alert.Content>
+            <Alert.Title>{TEXTS.needsSubscription}</Alert.Title>
+            <Alert.Description>
+              <Link asChild variant="underline" onClick={close}>
+                <RouterLink to="/dashboard/billing/subscription">See the plans</RouterLink>
+              </Link>
+            </Alert.Description>
+          </Alert.Content>
+        </Alert.Root>
+      )}
+      <form onSubmit={buy} noValidate>
+        <Stack gap="3">
+          <Field.Root>
+            <Field.Label>Amount</Field.Label>
+            <NativeSelect.Root>
+              <NativeSelect.Field
+                value={choice}
+                onChange={(e) => {
+                  setChoice(e.currentTarget.value);
+                  setShowError(false);
+                }}
+              >
+                {AMOUNT_CHOICES.map((c) => (
+                  <option key={c.value} value={c.value}>
+                    {c.label}
+                  </option>
+                ))}
+              </NativeSelect.Field>
+              <NativeSelect.Indicator />
+            </NativeSelect.Root>
+          </Field.Root>
+          {choice === CUSTOM && (
+            <Field.Root invalid={showError && !amount.ok}>
+              <Field.Label>Custom amount</Field.Label>
+              <InputGroup startElement="$">
+                <Input
+                  value={custom}
+                  inputMode="numeric"
+                  placeholder="Multiples of $10"
+                  autoFocus
+                  onChange={(e) => {
+                    setCustom(cleanAmountInput(e.currentTarget.value));
+                    setShowError(false);
+                  }}
+                />
+              </InputGroup>
+              {showError && !amount.ok ? <Field.ErrorText>{amount.message}</Field.ErrorText> : <Field.HelperText>$10 buys 250 credits.</Field.HelperText>}
+            </Field.Root>
+          )}
+          <Text color="fg.muted" data-testid="top-up-credits">
+            {amount.ok ? `You get ${formatCredits(amount.credits)} credits.` : 'Enter an amount to see the credits.'}
+          </Text>
+          <Button type="submit" colorPalette="brand" loading={starting} disabled={!subscribed}>
+            {amount.ok ? `Buy ${formatCredits(amount.credits)} credits for $${amount.usd}` : 'Buy credits'}
+          </Button>
+        </Stack>
+      </form>
+      <Separator />
+      <Stack gap="3">
+        <Heading as="h3" size="sm">
+          Auto top-up
+        </Heading>
+        <Text textStyle="sm" color="fg.muted">
+          Buys credits with your default card whenever your balance falls below the threshold.
+        </Text>
+        <AutoTopUpSettings gateway={gateway} account={account} notify={notify} />
+      </Stack>
+    </Stack>
   );
 }
 

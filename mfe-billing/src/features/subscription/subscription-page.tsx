@@ -1,0 +1,231 @@
+import { useState } from 'react';
+import { Alert, Badge, Button, Card, DataList, Dialog, Heading, HStack, Portal, SimpleGrid, Skeleton, Stack, Text } from '@chakra-ui/react';
+import type { Plan } from '@aim/shared-kit/domain';
+import { planLabel } from '@aim/shared-kit/domain';
+import { formatCredits } from '@aim/shared-kit/format';
+import { refreshUserRow } from '@aim/shared-kit/session';
+import type { BillingAccount } from '../../gateway/account.ts';
+import type { BillingGateway, Intent } from '../../gateway/billing-gateway.ts';
+import { useBillingConfig } from '../../gateway/use-billing-config.ts';
+import { TEXTS, type Notices } from '../../notices.ts';
+import { CheckoutDialog, startCheckout } from '../checkout/checkout-panel.tsx';
+import { TopUpDialogView } from '../top-up/top-up-dialog.tsx';
+import { PlanCards } from './plan-cards.tsx';
+import { cancelButton, formatDate, formatUsd, isTrialEligible } from './plan-rules.ts';
+
+export type SubscriptionPageProps = {
+  gateway: BillingGateway;
+  account: BillingAccount | null;
+  /** The live user row's load state (shared-kit session). */
+  status: 'idle' | 'loading' | 'ready' | 'error';
+  notify: Notices;
+};
+
+type Checkout = { title: string; intent: Intent; summary: string; submitLabel: string; doneText: string };
+
+const TRIAL_KEY = 'trial';
+
+/** Spec §2 Subscription: the account's plan and credits, cancel, Get credits, the plans and the trial. */
+export function SubscriptionPage({ gateway, account, status, notify }: SubscriptionPageProps) {
+  const config = useBillingConfig(gateway);
+  const [starting, setStarting] = useState<string | null>(null);
+  const [checkout, setCheckout] = useState<Checkout | null>(null);
+  const [topUpOpen, setTopUpOpen] = useState(false);
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const [cancelling, setCancelling] = useState(false);
+
+  if (!account) {
+    return (
+      <Page>
+        {status === 'error' ? (
+          <Alert.Root status="error" data-testid="subscription-error">
+            <Alert.Indicator />
+            <Alert.Title>Your account could not be loaded. Please refresh the page.</Alert.Title>
+          </Alert.Root>
+        ) : (
+          <Stack gap="4" data-testid="subscription-loading" aria-busy="true">
+            <Skeleton h="32" rounded="l3" />
+            <SimpleGrid columns={{ base: 1, md: 2, xl: 4 }} gap="4">
+              {[0, 1, 2, 3].map((i) => (
+                <Skeleton key={i} h="64" rounded="l3" />
+              ))}
+            </SimpleGrid>
+          </Stack>
+        )}
+      </Page>
+    );
+  }
+
+  async function begin(key: string, call: () => Promise<{ clientSecret: string }>, describe: Omit<Checkout, 'intent'>) {
+    if (starting) return;
+    setStarting(key);
+    const started = await startCheckout(call, notify);
+    setStarting(null);
+    if (started) setCheckout({ ...describe, intent: { kind: 'payment', clientSecret: started.clientSecret } });
+  }
+
+  function choosePlan(plan: Plan) {
+    const switching = !!account?.next_billing_date && account.plan !== 'zero';
+    void begin(plan.id, () => gateway.subscribe(plan.id), {
+      title: `${switching ? 'Switch to' : 'Subscribe to'} ${plan.name}`,
+      summary: `${plan.name} plan: ${formatUsd(plan.priceUsd)} / month, ${formatCredits(plan.credits)} credits every month`,
+      submitLabel: `Pay ${formatUsd(plan.priceUsd)}`,
+      doneText: `You are subscribed to ${plan.name}. Its ${formatCredits(plan.credits)} credits are added to your balance.`,
+    });
+  }
+
+  function startTrial() {
+    const trial = config.config?.trial;
+    void begin(TRIAL_KEY, () => gateway.trial(), {
+      title: 'Start your trial',
+      summary: trial ? `${trial.days}-day trial: ${formatUsd(trial.amount)} for ${formatCredits(trial.credits)} credits` : '7-day trial: $10',
+      submitLabel: `Pay ${formatUsd(trial?.amount ?? 10)}`,
+      doneText: 'Your trial has started. Its credits are added to your balance.',
+    });
+  }
+
+  async function cancel() {
+    setCancelling(true);
+    try {
+      await gateway.cancel();
+      setConfirmCancel(false);
+      void refreshUserRow().catch(() => undefined);
+    } catch {
+      setConfirmCancel(false);
+      notify.alert(TEXTS.unexpected);
+    } finally {
+      setCancelling(false);
+    }
+  }
+
+  const cancelState = cancelButton(account);
+  const trialOffered = isTrialEligible(account);
+
+  return (
+    <Page>
+      <Card.Root variant="outline" data-testid="subscription-summary">
+        <Card.Body>
+          <Stack gap="5" direction={{ base: 'column', lg: 'row' }} justify="space-between">
+            <DataList.Root orientation="vertical" size="md" flexDirection={{ base: 'column', md: 'row' }} gap={{ base: '4', md: '10' }}>
+              <DataList.Item>
+                <DataList.ItemLabel>Usage credits</DataList.ItemLabel>
+                <DataList.ItemValue>
+                  <Badge size="lg" colorPalette="brand" variant="subtle" data-testid="usage-credits">
+                    {formatCredits(account.credits)}
+                  </Badge>
+                </DataList.ItemValue>
+              </DataList.Item>
+              <DataList.Item>
+                <DataList.ItemLabel>Plan</DataList.ItemLabel>
+                <DataList.ItemValue fontWeight="semibold" data-testid="current-plan">
+                  {planLabel(account.plan)}
+                </DataList.ItemValue>
+              </DataList.Item>
+              <DataList.Item>
+                <DataList.ItemLabel>Next billing date</DataList.ItemLabel>
+                <DataList.ItemValue data-testid="next-billing-date">{formatDate(account.next_billing_date)}</DataList.ItemValue>
+              </DataList.Item>
+              <DataList.Item>
+                <DataList.ItemLabel>Email</DataList.ItemLabel>
+                <DataList.ItemValue data-testid="account-email">{account.email}</DataList.ItemValue>
+              </DataList.Item>
+            </DataList.Root>
+            <HStack gap="2" alignSelf={{ base: 'flex-start', lg: 'center' }}>
+              {cancelState && (
+                <Button variant="outline" colorPalette="red" disabled={cancelState.disabled} onClick={() => setConfirmCancel(true)} data-testid="cancel-subscription">
+                  {cancelState.label}
+                </Button>
+              )}
+              <Button colorPalette="brand" onClick={() => setTopUpOpen(true)}>
+                Get credits
+              </Button>
+            </HStack>
+          </Stack>
+        </Card.Body>
+      </Card.Root>
+
+      {trialOffered && (
+        <Card.Root variant="subtle" data-testid="trial-offer">
+          <Card.Body>
+            <Stack direction={{ base: 'column', md: 'row' }} gap="4" justify="space-between" align={{ md: 'center' }}>
+              <Stack gap="1">
+                <Text fontWeight="semibold">Try it for {config.config?.trial.days ?? 7} days</Text>
+                <Text textStyle="sm" color="fg.muted">
+                  {formatUsd(config.config?.trial.amount ?? 10)} once, with {formatCredits(config.config?.trial.credits ?? 250)} credits to try every tool. Offered once, before your first plan.
+                </Text>
+              </Stack>
+              <Button colorPalette="brand" variant="outline" loading={starting === TRIAL_KEY} disabled={!!starting && starting !== TRIAL_KEY} onClick={startTrial}>
+                Start 7-day trial
+              </Button>
+            </Stack>
+          </Card.Body>
+        </Card.Root>
+      )}
+
+      <Stack gap="3">
+        <HStack justify="space-between" wrap="wrap" gap="2">
+          <Heading as="h2" size="lg">
+            Plans
+          </Heading>
+          <Text textStyle="sm" color="fg.muted" data-testid="subscription-note">
+            {TEXTS.needsSubscription}
+          </Text>
+        </HStack>
+        <PlanCards account={account} starting={starting === TRIAL_KEY ? null : starting} onChoose={choosePlan} />
+      </Stack>
+
+      {checkout && config.config && (
+        <CheckoutDialog
+          open
+          title={checkout.title}
+          onClose={() => setCheckout(null)}
+          onDone={() => setCheckout(null)}
+          gateway={gateway}
+          config={config.config}
+          intent={checkout.intent}
+          summary={<Text>{checkout.summary}</Text>}
+          submitLabel={checkout.submitLabel}
+          doneText={checkout.doneText}
+        />
+      )}
+      <TopUpDialogView open={topUpOpen} onOpenChange={setTopUpOpen} gateway={gateway} account={account} notify={notify} />
+      <Dialog.Root role="alertdialog" open={confirmCancel} onOpenChange={(e) => setConfirmCancel(e.open)} placement="center">
+        <Portal>
+          <Dialog.Backdrop />
+          <Dialog.Positioner>
+            <Dialog.Content data-testid="cancel-dialog">
+              <Dialog.Header>
+                <Dialog.Title>Cancel your subscription?</Dialog.Title>
+              </Dialog.Header>
+              <Dialog.Body>
+                <Text>Your plan stays active until {formatDate(account.next_billing_date)} and does not renew after that.</Text>
+              </Dialog.Body>
+              <Dialog.Footer>
+                <Button variant="outline" onClick={() => setConfirmCancel(false)} disabled={cancelling}>
+                  Keep my plan
+                </Button>
+                <Button colorPalette="red" loading={cancelling} onClick={() => void cancel()}>
+                  Cancel subscription
+                </Button>
+              </Dialog.Footer>
+            </Dialog.Content>
+          </Dialog.Positioner>
+        </Portal>
+      </Dialog.Root>
+    </Page>
+  );
+}
+
+function Page({ children }: { children: React.ReactNode }) {
+  return (
+    <Stack gap="6" w="full" maxW="7xl" data-testid="screen-subscription">
+      <Stack gap="1">
+        <Heading as="h1" size="xl">
+          Subscription
+        </Heading>
+        <Text color="fg.muted">Your plan, your credits and what each plan includes.</Text>
+      </Stack>
+      {children}
+    </Stack>
+  );
+}

@@ -1,0 +1,116 @@
+import { useState, type FormEvent } from 'react';
+import { Alert, Button, Field, HStack, Input, InputGroup, NativeSelect, Stack, Switch, Text } from '@chakra-ui/react';
+import { AUTO_TOP_UP_DEFAULTS, AUTO_TOP_UP_THRESHOLDS } from '@aim/shared-kit/domain';
+import { formatCredits } from '@aim/shared-kit/format';
+import { parseCustomTopUp } from '@aim/shared-kit/validate';
+import type { BillingAccount } from '../../gateway/account.ts';
+import { serverMessage, type BillingGateway } from '../../gateway/billing-gateway.ts';
+import { TEXTS, type Notices } from '../../notices.ts';
+import { cleanAmountInput, creditsForUsd } from './top-up-rules.ts';
+
+type Props = { gateway: BillingGateway; account: BillingAccount; notify: Notices };
+
+/** Spec §9: buy credits with the default card when the balance falls below a threshold. */
+export function AutoTopUpSettings({ gateway, account, notify }: Props) {
+  const [enabled, setEnabled] = useState(account.auto_topup);
+  const [threshold, setThreshold] = useState(String(account.auto_topup_min ?? AUTO_TOP_UP_DEFAULTS.threshold));
+  const [amount, setAmount] = useState(String(account.auto_topup_amount ?? AUTO_TOP_UP_DEFAULTS.amountUsd));
+  const [amountError, setAmountError] = useState<string | null>(null);
+  const [state, setState] = useState<'idle' | 'saving' | 'saved'>('idle');
+
+  async function save(event: FormEvent) {
+    event.preventDefault();
+    const parsed = parseCustomTopUp(amount);
+    if (!parsed.ok) {
+      setAmountError(parsed.message);
+      return;
+    }
+    setState('saving');
+    try {
+      await gateway.saveAutoTopUp({ auto_topup: enabled, auto_topup_min: Number(threshold), auto_topup_amount: parsed.usd });
+      setState('saved');
+    } catch (err) {
+      setState('idle');
+      notify.error(TEXTS.failedToSaveSettings, serverMessage(err));
+    }
+  }
+
+  const touched = () => setState((s) => (s === 'saved' ? 'idle' : s));
+  const parsed = parseCustomTopUp(amount);
+
+  return (
+    <form onSubmit={save} data-testid="auto-top-up">
+      <Stack gap="3">
+        <Switch.Root
+          checked={enabled}
+          onCheckedChange={(e) => {
+            setEnabled(e.checked);
+            touched();
+          }}
+          colorPalette="brand"
+        >
+          <Switch.HiddenInput />
+          <Switch.Control />
+          <Switch.Label>Auto top-up</Switch.Label>
+        </Switch.Root>
+        {account.auto_topup_disabled_reason && !account.auto_topup && (
+          <Alert.Root status="warning" size="sm" data-testid="auto-top-up-disabled">
+            <Alert.Indicator />
+            <Alert.Title>{account.auto_topup_disabled_reason}</Alert.Title>
+          </Alert.Root>
+        )}
+        <HStack gap="3" align="flex-start" wrap="wrap">
+          <Field.Root flex="1" minW="40">
+            <Field.Label>When credits fall below</Field.Label>
+            <NativeSelect.Root size="sm">
+              <NativeSelect.Field
+                value={threshold}
+                onChange={(e) => {
+                  setThreshold(e.currentTarget.value);
+                  touched();
+                }}
+              >
+                {AUTO_TOP_UP_THRESHOLDS.map((t) => (
+                  <option key={t} value={t}>
+                    {formatCredits(t)} credits
+                  </option>
+                ))}
+              </NativeSelect.Field>
+              <NativeSelect.Indicator />
+            </NativeSelect.Root>
+          </Field.Root>
+          <Field.Root flex="1" minW="40" invalid={!!amountError}>
+            <Field.Label>Top up with</Field.Label>
+            <InputGroup startElement="$">
+              <Input
+                size="sm"
+                value={amount}
+                inputMode="numeric"
+                onChange={(e) => {
+                  setAmount(cleanAmountInput(e.currentTarget.value));
+                  setAmountError(null);
+                  touched();
+                }}
+              />
+            </InputGroup>
+            {amountError ? (
+              <Field.ErrorText>{amountError}</Field.ErrorText>
+            ) : (
+              <Field.HelperText>{parsed.ok ? `${formatCredits(creditsForUsd(parsed.usd))} credits, in $10 blocks` : 'In $10 blocks'}</Field.HelperText>
+            )}
+          </Field.Root>
+        </HStack>
+        <HStack gap="3">
+          <Button type="submit" size="sm" variant="outline" loading={state === 'saving'}>
+            Save settings
+          </Button>
+          {state === 'saved' && (
+            <Text textStyle="sm" color="fg.success" role="status" data-testid="auto-top-up-saved">
+              Settings saved.
+            </Text>
+          )}
+        </HStack>
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,74 @@
+// @vitest-environment jsdom
+import { cleanup, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TopUpDialogView } from '../src/features/top-up/top-up-dialog.tsx';
+import type { BillingAccount } from '../src/gateway/account.ts';
+import { apiError, fakeGateway, fakeNotices, makeAccount } from './support/fake-gateway.ts';
+import { renderUi } from './support/render.tsx';
+
+afterEach(cleanup);
+
+function setup(account: BillingAccount, gateway = fakeGateway()) {
+  const notify = fakeNotices();
+  const user = renderUi(<TopUpDialogView open onOpenChange={() => undefined} gateway={gateway} account={account} notify={notify} />);
+  return { gateway, notify, user };
+}
+
+const subscribed = makeAccount({ plan: 'basic', next_billing_date: '2026-12-22T10:00:00Z' });
+
+describe('the top-up dialog', () => {
+  it('buys a preset and shows the card form for it', async () => {
+    const { gateway, user } = setup(subscribed);
+    await user.selectOptions(await screen.findByLabelText('Amount'), '50');
+    expect(screen.getByTestId('top-up-credits').textContent).toBe('You get 1,250 credits.');
+    await user.click(screen.getByRole('button', { name: 'Buy 1,250 credits for $50' }));
+    expect(gateway.topUp).toHaveBeenCalledWith(50);
+    expect(await screen.findByRole('button', { name: 'Pay $50' })).toBeTruthy();
+  });
+
+  it('keeps only digits of a custom amount and refuses one that is not whole $10 blocks', async () => {
+    const { gateway, user } = setup(subscribed);
+    await user.selectOptions(await screen.findByLabelText('Amount'), 'custom');
+    const input = screen.getByLabelText('Custom amount') as HTMLInputElement;
+    await user.type(input, '2a5');
+    expect(input.value).toBe('25');
+    await user.click(screen.getByRole('button', { name: 'Buy credits' }));
+    expect(await screen.findByText('Enter a valid custom amount (multiples of $10)')).toBeTruthy();
+    expect(gateway.topUp).not.toHaveBeenCalled();
+    await user.clear(input);
+    await user.type(input, '30');
+    await user.click(screen.getByRole('button', { name: 'Buy 750 credits for $30' }));
+    expect(gateway.topUp).toHaveBeenCalledWith(30);
+  });
+
+  it('notes that buying credits needs a subscription and disables buying without one', async () => {
+    setup(makeAccount({ plan: 'zero' }));
+    expect((await screen.findByTestId('needs-subscription')).textContent).toContain('An active subscription is needed to buy credits.');
+    expect((screen.getByRole('button', { name: 'Buy 250 credits for $10' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('saves auto top-up settings, and says so when that fails', async () => {
+    const saveAutoTopUp = vi.fn().mockResolvedValueOnce(undefined).mockRejectedValueOnce(apiError('Add a payment method before turning on auto top-up'));
+    const { notify, user } = setup(subscribed, fakeGateway({ saveAutoTopUp }));
+    await user.click(await screen.findByLabelText('Auto top-up'));
+    await user.selectOptions(screen.getByLabelText('When credits fall below'), '1250');
+    const amount = screen.getByLabelText('Top up with') as HTMLInputElement;
+    await user.clear(amount);
+    await user.type(amount, '40');
+    await user.click(screen.getByRole('button', { name: 'Save settings' }));
+    await waitFor(() => expect(saveAutoTopUp).toHaveBeenCalledWith({ auto_topup: true, auto_topup_min: 1250, auto_topup_amount: 40 }));
+    expect(await screen.findByTestId('auto-top-up-saved')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Save settings' }));
+    await waitFor(() => expect(notify.error).toHaveBeenCalledWith('Failed to save settings', 'Add a payment method before turning on auto top-up'));
+  });
+
+  it('refuses an auto top-up amount that is not whole $10 blocks', async () => {
+    const { gateway, user } = setup(subscribed);
+    const amount = (await screen.findByLabelText('Top up with')) as HTMLInputElement;
+    await user.clear(amount);
+    await user.type(amount, '15');
+    await user.click(screen.getByRole('button', { name: 'Save settings' }));
+    expect(await screen.findByText('Enter a valid custom amount (multiples of $10)')).toBeTruthy();
+    expect(gateway.saveAutoTopUp).not.toHaveBeenCalled();
+  });
+});
