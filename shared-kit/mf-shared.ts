@@ -27,3 +27,30 @@ export const sharedDeps = {
 
 /** Remote names exactly as runtime-config.json lists them. */
 export const remoteNames = ['mfe_tools', 'mfe_assets', 'mfe_billing', 'mfe_developer', 'mfe_onboarding'] as const;
+
+/**
+ * What every remote's rsbuild config shares: its federation options and how its site is
+ * built and served. Each remote passes its own name, folder, port and exposed modules.
+ */
+export function remoteBuild(opts: { name: (typeof remoteNames)[number]; folder: string; port: number; exposes: Record<string, string> }) {
+  return {
+    federation: {
+      name: opts.name,
+      exposes: opts.exposes,
+      shared: sharedDeps,
+      shareStrategy: 'loaded-first' as const,
+      // Types cost ~9 s per build on 2 cores; remotes are registered at run time, so nothing consumes them.
+      dts: false,
+    },
+    site: {
+      source: { entry: { index: './src/index.ts' } },
+      // assetPrefix 'auto' makes the standalone index.html use relative script URLs, which break on
+      // deep links (/dashboard/x -> /dashboard/static/js/...). <base href="/"> keeps them working.
+      html: { title: `${opts.folder} (standalone)`, tags: [{ tag: 'base', attrs: { href: '/' }, head: true, append: false }] },
+      server: { port: opts.port },
+      // Chunks must load from this remote's own origin wherever it is deployed; the default '/'
+      // makes the shell request them from ITS origin (404, RUNTIME-008).
+      output: { assetPrefix: 'auto' },
+    },
+  };
+}
