@@ -6,6 +6,7 @@ export * as jotaiUtils from 'jotai/utils';
 export * as kitApi from '@aim/shared-kit/api';
 export * as kitDomain from '@aim/shared-kit/domain';
 export * as kitFormat from '@aim/shared-kit/format';
+export * as kitInstanceReport from '@aim/shared-kit/instance-report';
 export * as kitRemote from '@aim/shared-kit/remote';
 export * as kitRuntimeConfig from '@aim/shared-kit/runtime-config';
 export * as kitSession from '@aim/shared-kit/session';
