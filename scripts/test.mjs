@@ -1,11 +1,12 @@
 // `npm test`: every suite of the workspace, in an order that fails fast and cheap first:
-// type-checks, then each package's vitest suite (unit, API, and database tests against both
+// type-checks and lint, then each package's vitest suite (unit, API, and database tests against both
 // PGlite and a real PostgreSQL the suites start themselves), then the Playwright journeys in
 // Chromium against the platform started as `npm start` starts it. Prints one closing line.
 import { mkdtempSync, readFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureInstall, root, run } from './ensure-install.mjs';
+import { readPlaywrightReport, readVitestReport } from './test-report.mjs';
 
 ensureInstall();
 
@@ -17,6 +18,8 @@ const out = mkdtempSync(path.join(tmpdir(), 'aim-test-'));
 const results = [];
 let passed = 0;
 let failed = 0;
+const failures = []; // one line per failed test, printed in the summary
+const flaky = []; // journeys that passed only on their retry
 
 function step(name, fn) {
   const t0 = Date.now();
@@ -28,6 +31,11 @@ function step(name, fn) {
 // 1. Types
 for (const p of withScript('typecheck')) step(`typecheck ${p.dir}`, () => run('pnpm', ['--filter', p.pkg.name, 'typecheck']));
 
+// 1b. One formatter and linter for the whole repository (Biome), and knip for unused files,
+// exports and dependencies
+step('lint (biome check)', () => run('pnpm', ['exec', 'biome', 'check', '--error-on-warnings', '.']));
+step('unused code (knip)', () => run('pnpm', ['exec', 'knip']));
+
 // 2. Production builds of the front-ends: the shell's browser tests and the journeys load them
 const frontEnds = ['shell', 'mfe-tools', 'mfe-assets', 'mfe-billing', 'mfe-developer', 'mfe-onboarding'].filter((d) => packages.some((p) => p.dir === d));
 if (frontEnds.length) step('build front-ends', () => run('pnpm', ['-r', ...frontEnds.flatMap((d) => ['--filter', `./${d}`]), 'build']));
@@ -35,11 +43,14 @@ if (frontEnds.length) step('build front-ends', () => run('pnpm', ['-r', ...front
 // 3. Unit, API and database suites (vitest), one package at a time (2 cores)
 for (const p of withScript('test').filter((p) => p.dir !== 'e2e')) {
   const json = path.join(out, `${p.dir}.json`);
-  step(`vitest ${p.dir}`, () => run('pnpm', ['--filter', p.pkg.name, 'exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${json}`]));
+  step(`vitest ${p.dir}`, () =>
+    run('pnpm', ['--filter', p.pkg.name, 'exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${json}`]),
+  );
   if (existsSync(json)) {
-    const r = JSON.parse(readFileSync(json, 'utf8'));
-    passed += r.numPassedTests ?? 0;
-    failed += (r.numFailedTests ?? 0) + (r.numTotalTestSuites && r.success === false && !r.numFailedTests ? 1 : 0);
+    const r = readVitestReport(JSON.parse(readFileSync(json, 'utf8')), root);
+    passed += r.passed;
+    failed += r.failed;
+    failures.push(...r.failures);
   } else {
     failed += 1;
   }
@@ -49,11 +60,15 @@ for (const p of withScript('test').filter((p) => p.dir !== 'e2e')) {
 const e2e = packages.find((p) => p.dir === 'e2e' && p.pkg.scripts?.test);
 if (e2e) {
   const json = path.join(out, 'e2e.json');
-  step('e2e (Playwright, Chromium)', () => run('pnpm', ['--filter', e2e.pkg.name, 'test'], { env: { ...process.env, SKIP_BUILD: '1', PLAYWRIGHT_JSON_OUTPUT_NAME: json } }));
+  step('e2e (Playwright, Chromium)', () =>
+    run('pnpm', ['--filter', e2e.pkg.name, 'test'], { env: { ...process.env, SKIP_BUILD: '1', PLAYWRIGHT_JSON_OUTPUT_NAME: json } }),
+  );
   if (existsSync(json)) {
-    const s = JSON.parse(readFileSync(json, 'utf8')).stats ?? {};
-    passed += (s.expected ?? 0) + (s.flaky ?? 0);
-    failed += s.unexpected ?? 0;
+    const r = readPlaywrightReport(JSON.parse(readFileSync(json, 'utf8')));
+    passed += r.passed;
+    failed += r.failed;
+    failures.push(...r.failures);
+    flaky.push(...r.flaky);
   } else {
     failed += 1;
   }
@@ -61,6 +76,14 @@ if (e2e) {
 
 console.log('\nSummary');
 for (const r of results) console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name} (${r.s} s)`);
+if (flaky.length) {
+  console.log('\nPassed on retry (flaky)');
+  for (const f of flaky) console.log(`  ${f}`);
+}
+if (failures.length) {
+  console.log('\nFailed tests');
+  for (const f of failures) console.log(`  ${f}`);
+}
 const stepsFailed = results.filter((r) => !r.ok).length;
 if (stepsFailed && !failed) failed = stepsFailed;
 console.log(`\n${passed} passed, ${failed} failed`);

@@ -24,7 +24,17 @@ function floorBytes() {
   const manifest = JSON.parse(readFileSync(path.join(dist, 'mf-manifest.json'), 'utf8')) as {
     shared: { name: string; assets: { js: { sync: string[] } } }[];
   };
-  const libs = ['react', 'react/jsx-runtime', 'react-dom', 'react-dom/client', 'react-router', 'react-router/dom', 'react-router-dom', '@chakra-ui/react', '@emotion/react'];
+  const libs = [
+    'react',
+    'react/jsx-runtime',
+    'react-dom',
+    'react-dom/client',
+    'react-router',
+    'react-router/dom',
+    'react-router-dom',
+    '@chakra-ui/react',
+    '@emotion/react',
+  ];
   const files = new Set(manifest.shared.filter((s) => libs.includes(s.name)).flatMap((s) => s.assets.js.sync));
   // supabase-js is bundled inside shared-kit's supabase module: count the chunk that holds it
   const kit = manifest.shared.find((s) => s.name === '@aim/shared-kit/supabase');
@@ -40,7 +50,15 @@ async function main() {
     const user = await createUser('bench', { onboarded: true });
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     const runs = [];
     for (let i = 0; i < RUNS; i++) {
@@ -80,7 +98,11 @@ async function main() {
           route: '/dashboard/tools/midjourney',
           at: new Date().toISOString(),
           runs,
-          median: { shellFrameMs: median(runs.map((r) => r.shellFrameMs)), remoteContentMs: median(runs.map((r) => r.remoteContentMs)), jsGzipBytesToRemoteContent: bytes },
+          median: {
+            shellFrameMs: median(runs.map((r) => r.shellFrameMs)),
+            remoteContentMs: median(runs.map((r) => r.remoteContentMs)),
+            jsGzipBytesToRemoteContent: bytes,
+          },
           floor,
           overFloorBytes: bytes - floor.gzipBytes,
           note: 'localhost, no throttling; gzip -9 of each JS response body; floor = the same build’s chunks of the listed libraries',

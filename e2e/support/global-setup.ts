@@ -60,7 +60,8 @@ export default async function globalSetup() {
   const log = createWriteStream(logPath);
   const env: NodeJS.ProcessEnv = { ...process.env, ...launcherEnv(dataDir) };
   // Embedded mode only: a developer's hosted-mode settings must not leak into the run.
-  for (const key of ['DATABASE_URL', 'SUPABASE_URL', 'SERVE_STATIC', 'SITE_URL', 'API_PUBLIC_URL', 'CORS_ORIGINS', 'PREVIEW_ALLOW_LIST', 'HOST', 'PUBLIC_HOST']) delete env[key];
+  for (const key of ['DATABASE_URL', 'SUPABASE_URL', 'SERVE_STATIC', 'SITE_URL', 'API_PUBLIC_URL', 'CORS_ORIGINS', 'PREVIEW_ALLOW_LIST', 'HOST', 'PUBLIC_HOST'])
+    delete env[key];
   for (const key of Object.keys(env)) if (/^MFE_[A-Z]+_URL$/.test(key)) delete env[key];
 
   // Own process group, so teardown stops pnpm, tsx and node together.

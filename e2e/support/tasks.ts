@@ -82,7 +82,7 @@ export function countRealtimeTaskUpdates(page: Page): (taskId: string) => number
     ws.on('framereceived', ({ payload }) => {
       const text = typeof payload === 'string' ? payload : payload.toString();
       if (!text.includes('postgres_changes') || !text.includes('"UPDATE"')) return;
-      const id = /"record":\{[^]*?"id":"([0-9a-f-]{36})"/.exec(text)?.[1];
+      const id = /"record":\{[\s\S]*?"id":"([0-9a-f-]{36})"/.exec(text)?.[1];
       if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
     }),
   );
@@ -96,7 +96,7 @@ export async function imagineEndpointIsServed(): Promise<boolean> {
 }
 
 /** A provider API call with the user's API key; fails the journey on a non-2xx answer. */
-export async function callApi<T>(apiKey: string, pathname: string, body: unknown): Promise<T> {
+async function callApi<T>(apiKey: string, pathname: string, body: unknown): Promise<T> {
   const res = await fetch(`${API_URL}${pathname}`, {
     method: 'POST',
     headers: { authorization: apiKey, 'content-type': 'application/json' },

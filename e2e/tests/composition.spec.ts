@@ -51,7 +51,10 @@ test.describe('runtime composition of the remotes', () => {
       await expectMidjourney(page);
       await expect(page.getByTestId('preview-badge')).toContainText(`mfe_tools → ${previewManifest}`);
       expect(preview.requests).toContain('/mf-manifest.json');
-      expect(preview.requests.some((p) => p.endsWith('.js')), 'the preview served the remote code').toBe(true);
+      expect(
+        preview.requests.some((p) => p.endsWith('.js')),
+        'the preview served the remote code',
+      ).toBe(true);
       expect(released, 'nothing of the released tools remote was loaded').toEqual([]);
       // The override is kept for the tab, not in the address.
       expect(page.url()).not.toContain('mf-preview');

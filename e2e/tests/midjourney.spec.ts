@@ -60,7 +60,10 @@ test.describe('the Midjourney tool', () => {
 
     // Progress was shown while the task ran, and the result arrived live (realtime), not by reload.
     const states = (await shownStates()).filter((s) => s.taskId === imagineId);
-    expect(states.some((s) => ACTIVE.includes(s.status) && s.percentage !== null), `active state with progress shown: ${JSON.stringify(states)}`).toBe(true);
+    expect(
+      states.some((s) => ACTIVE.includes(s.status) && s.percentage !== null),
+      `active state with progress shown: ${JSON.stringify(states)}`,
+    ).toBe(true);
     expect(states.at(-1)?.status).toMatch(/^(success|finished)$/);
     const percentages = states.map((s) => Number.parseInt(s.percentage ?? '', 10)).filter((n) => !Number.isNaN(n));
     expect(percentages, 'progress never goes backwards').toEqual([...percentages].sort((a, b) => a - b));

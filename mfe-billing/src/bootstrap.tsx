@@ -2,7 +2,4 @@
 import { renderStandalone } from '@aim/shared-kit/standalone';
 import { App } from './app.tsx';
 
-renderStandalone(
-  () => <App basename="/dashboard" />,
-  import.meta.env.PUBLIC_RUNTIME_CONFIG_URL ?? 'http://localhost:3000/runtime-config.json',
-);
+renderStandalone(() => <App basename="/dashboard" />, import.meta.env.PUBLIC_RUNTIME_CONFIG_URL ?? 'http://localhost:3000/runtime-config.json');

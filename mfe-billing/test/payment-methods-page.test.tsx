@@ -34,7 +34,10 @@ describe('the Payment Methods page', () => {
   it('sets another card as default and deletes one', async () => {
     const gateway = fakeGateway({
       paymentMethods: vi.fn(async () => [visa, mastercard]),
-      makeDefaultPaymentMethod: vi.fn(async () => [{ ...visa, default: false }, { ...mastercard, default: true }]),
+      makeDefaultPaymentMethod: vi.fn(async () => [
+        { ...visa, default: false },
+        { ...mastercard, default: true },
+      ]),
       removePaymentMethod: vi.fn(async () => [{ ...mastercard, default: true }]),
     });
     const { user } = setup(gateway);
@@ -62,7 +65,10 @@ describe('the Payment Methods page', () => {
 
   it('adds a card through a setup intent and saves it', async () => {
     const paymentMethods = vi.fn().mockResolvedValueOnce([]).mockResolvedValue([visa]);
-    const gateway = fakeGateway({ paymentMethods, sandboxConfirm: vi.fn(async () => confirmed('succeeded', { object: 'setup_intent', id: 'seti_sbx_1', payment_method: 'pm_new' })) });
+    const gateway = fakeGateway({
+      paymentMethods,
+      sandboxConfirm: vi.fn(async () => confirmed('succeeded', { object: 'setup_intent', id: 'seti_sbx_1', payment_method: 'pm_new' })),
+    });
     const { user } = setup(gateway);
     await screen.findByTestId('payment-methods-empty');
     await user.click(screen.getByRole('button', { name: 'Add New' }));
@@ -77,8 +83,22 @@ describe('the Payment Methods page', () => {
   });
 
   it.each([
-    ['the setup is declined', { sandboxConfirm: vi.fn(async () => confirmed('requires_payment_method', { object: 'setup_intent', error: { code: 'card_declined', message: 'Your card was declined.' } })) }, 'Setup failed: Your card was declined.', undefined],
-    ['the card cannot be saved', { addPaymentMethod: vi.fn().mockRejectedValue(apiError('Setup intent not found', 404)) }, 'Failed to save payment method', 'Setup intent not found'],
+    [
+      'the setup is declined',
+      {
+        sandboxConfirm: vi.fn(async () =>
+          confirmed('requires_payment_method', { object: 'setup_intent', error: { code: 'card_declined', message: 'Your card was declined.' } }),
+        ),
+      },
+      'Setup failed: Your card was declined.',
+      undefined,
+    ],
+    [
+      'the card cannot be saved',
+      { addPaymentMethod: vi.fn().mockRejectedValue(apiError('Setup intent not found', 404)) },
+      'Failed to save payment method',
+      'Setup intent not found',
+    ],
   ])('tells the user when %s', async (_case, over, title, description) => {
     const { notify, user } = setup(fakeGateway(over));
     await screen.findByTestId('payment-methods-empty');

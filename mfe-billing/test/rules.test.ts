@@ -42,8 +42,14 @@ describe('the plan card button (spec §4)', () => {
 describe('the Cancel button (spec §4)', () => {
   it.each([
     [{ plan: 'zero', next_billing_date: null }, null],
-    [{ plan: 'basic', next_billing_date: '2027-01-01' }, { label: 'Cancel', disabled: false }],
-    [{ plan: 'basic', next_billing_date: null }, { label: 'Cancelled', disabled: true }],
+    [
+      { plan: 'basic', next_billing_date: '2027-01-01' },
+      { label: 'Cancel', disabled: false },
+    ],
+    [
+      { plan: 'basic', next_billing_date: null },
+      { label: 'Cancelled', disabled: true },
+    ],
   ])('%j -> %j', (account, expected) => {
     expect(cancelButton(account)).toEqual(expected);
   });
@@ -131,7 +137,10 @@ describe('the sandbox card form input', () => {
   it.each([
     [{ number: '4242', expiry: '12 / 30', cvc: '123', name: '' }, { number: CARD_MESSAGES.number }],
     [{ number: '4242 4242 4242 4242', expiry: '10 / 26', cvc: '123', name: '' }, { expiry: CARD_MESSAGES.expired }],
-    [{ number: '4242 4242 4242 4242', expiry: '12', cvc: '1', name: '' }, { expiry: CARD_MESSAGES.expiry, cvc: CARD_MESSAGES.cvc }],
+    [
+      { number: '4242 4242 4242 4242', expiry: '12', cvc: '1', name: '' },
+      { expiry: CARD_MESSAGES.expiry, cvc: CARD_MESSAGES.cvc },
+    ],
   ])('refuses %j', (fields, errors) => {
     expect(readCard(fields, now)).toEqual({ ok: false, errors });
   });

@@ -31,7 +31,8 @@ describe('the sandbox card form', () => {
     const { user } = setup(vi.fn());
     expect(screen.getByTestId('sandbox-badge').textContent).toBe('SANDBOX');
     const hints = screen.getByTestId('sandbox-hints').textContent;
-    for (const text of ['4242 4242 4242 4242 succeeds', '4000 0000 0000 0002 is declined', '4000 0025 0000 3155 asks for 3-D Secure']) expect(hints).toContain(text);
+    for (const text of ['4242 4242 4242 4242 succeeds', '4000 0000 0000 0002 is declined', '4000 0025 0000 3155 asks for 3-D Secure'])
+      expect(hints).toContain(text);
     await user.click(screen.getByRole('button', { name: 'Use test card 4000 0025 0000 3155' }));
     expect((screen.getByLabelText('Card number') as HTMLInputElement).value).toBe('4000 0025 0000 3155');
   });
@@ -42,7 +43,10 @@ describe('the sandbox card form', () => {
     await fillCard(user, '4242424242424242');
     await waitFor(() => expect(onSucceeded).toHaveBeenCalledWith({ intentId: 'pi_sbx_1', paymentMethodId: 'pm_sbx_1' }));
     expect(sandboxConfirm).toHaveBeenCalledTimes(1);
-    expect(sandboxConfirm).toHaveBeenCalledWith({ clientSecret: intent.clientSecret, card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123', name: null } });
+    expect(sandboxConfirm).toHaveBeenCalledWith({
+      clientSecret: intent.clientSecret,
+      card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123', name: null },
+    });
   });
 
   it('sends nothing while a field is incomplete', async () => {
@@ -56,7 +60,9 @@ describe('the sandbox card form', () => {
   it('shows a decline and lets the user try another card', async () => {
     const sandboxConfirm = vi
       .fn()
-      .mockResolvedValueOnce(confirmed('requires_payment_method', { error: { code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' } }))
+      .mockResolvedValueOnce(
+        confirmed('requires_payment_method', { error: { code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' } }),
+      )
       .mockResolvedValueOnce(confirmed('succeeded'));
     const { onSucceeded, onFailed, user } = setup(sandboxConfirm);
     await fillCard(user, '4000000000000002');
@@ -70,7 +76,13 @@ describe('the sandbox card form', () => {
 
   it.each([
     ['approve', confirmed('succeeded'), true],
-    ['fail', confirmed('requires_payment_method', { error: { code: 'payment_intent_authentication_failure', message: 'We are unable to authenticate your payment method.' } }), false],
+    [
+      'fail',
+      confirmed('requires_payment_method', {
+        error: { code: 'payment_intent_authentication_failure', message: 'We are unable to authenticate your payment method.' },
+      }),
+      false,
+    ],
   ] as const)('asks for 3-D Secure and answers %s', async (answer, result, succeeds) => {
     const sandboxConfirm = vi.fn().mockResolvedValueOnce(confirmed('requires_action')).mockResolvedValueOnce(result);
     const { onSucceeded, user } = setup(sandboxConfirm);

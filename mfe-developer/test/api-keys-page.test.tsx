@@ -107,7 +107,9 @@ describe('the key card', () => {
   });
 
   it("reports a failed rotation with 'Failed to rotate API key' and the alert, and keeps the key", async () => {
-    const gateway = fakeGateway({ rotateKey: vi.fn(async () => Promise.reject(new ApiError('An unexpected error occured, Please refresh and try again!', 500))) });
+    const gateway = fakeGateway({
+      rotateKey: vi.fn(async () => Promise.reject(new ApiError('An unexpected error occured, Please refresh and try again!', 500))),
+    });
     const { notices, user } = renderPage(gateway);
     await user.click(screen.getByRole('button', { name: 'Rotate key' }));
     await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Rotate' }));
@@ -118,7 +120,7 @@ describe('the key card', () => {
 });
 
 describe('the webhook card', () => {
-  it("refuses a URL without http:// or https:// and sends nothing", async () => {
+  it('refuses a URL without http:// or https:// and sends nothing', async () => {
     const gateway = fakeGateway();
     const { user } = renderPage(gateway);
     await user.type(screen.getByRole('textbox', { name: 'Webhook URL' }), 'ftp://x');

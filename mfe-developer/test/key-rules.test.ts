@@ -85,7 +85,10 @@ describe("the page's own change over the live user row", () => {
 
 describe('how a failed account call is reported', () => {
   it.each([
-    [new ApiError('Enter a valid webhook URL or leave blank to remove the webhook URL', 400), { reason: 'Enter a valid webhook URL or leave blank to remove the webhook URL', unexpected: false }],
+    [
+      new ApiError('Enter a valid webhook URL or leave blank to remove the webhook URL', 400),
+      { reason: 'Enter a valid webhook URL or leave blank to remove the webhook URL', unexpected: false },
+    ],
     [new ApiError('Invalid API key', 401), { reason: 'Invalid API key', unexpected: false }],
     [new ApiError('An unexpected error occured, Please refresh and try again!', 500), { reason: null, unexpected: true }],
     [new ApiError('An unexpected error occured, Please refresh and try again!', 0), { reason: null, unexpected: true }],

@@ -11,7 +11,18 @@ import { getSupabaseClient } from '@aim/shared-kit/supabase';
 import { useSession } from '@aim/shared-kit/session';
 
 // This bundle's own imports: the singleton check compares what each app resolved.
-const modules = { React, createPortal, createRoot, createBrowserRouter, ThemeContext, useChakraContext, useStore, useStoreFromSubpath, getSupabaseClient, useSession };
+const modules = {
+  React,
+  createPortal,
+  createRoot,
+  createBrowserRouter,
+  ThemeContext,
+  useChakraContext,
+  useStore,
+  useStoreFromSubpath,
+  getSupabaseClient,
+  useSession,
+};
 
 /** Reports the library instances this app resolved (see @aim/shared-kit/instance-report). */
 export function InstanceReport({ name }: { name: string }) {

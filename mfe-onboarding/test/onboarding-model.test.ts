@@ -78,7 +78,12 @@ describe('finishOnboarding: the calls per goal and where the wizard goes (spec Â
       '/dashboard/tools/midjourney?taskId=task-7',
     ],
     ['api python fetch', { goal: 'api', language: 'python', requestType: 'fetch' }, ['complete'], '/dashboard/api-keys?language=python&requestType=fetch'],
-    ['api nodejs generate', { goal: 'api', language: 'nodejs', requestType: 'generate' }, ['complete'], '/dashboard/api-keys?language=nodejs&requestType=generate'],
+    [
+      'api nodejs generate',
+      { goal: 'api', language: 'nodejs', requestType: 'generate' },
+      ['complete'],
+      '/dashboard/api-keys?language=nodejs&requestType=generate',
+    ],
     ['api curl generate', { goal: 'api', language: 'curl', requestType: 'generate' }, ['complete'], '/dashboard/api-keys?language=curl&requestType=generate'],
     ['ai-photo', { goal: 'ai-photo' }, ['complete'], '/dashboard/tools/ai-photos'],
   ])('%s', async (_name, setup, calls, target) => {

@@ -37,7 +37,10 @@ function renderWizard(gateway = fakeGateway()) {
 function deferred<T>() {
   let resolve!: (value: T) => void;
   let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 
@@ -50,7 +53,11 @@ describe('step 1: pick a goal', () => {
   it('offers the three goals as a radio group, dashboard checked, with the hint', () => {
     renderWizard();
     const group = screen.getByRole('radiogroup', { name: 'Goal' });
-    expect(within(group).getAllByRole('radio').map((r) => r.getAttribute('value'))).toEqual(['dashboard', 'api', 'ai-photo']);
+    expect(
+      within(group)
+        .getAllByRole('radio')
+        .map((r) => r.getAttribute('value')),
+    ).toEqual(['dashboard', 'api', 'ai-photo']);
     expect(radio('Generate in Dashboard').checked).toBe(true);
     expect(screen.getByText('You can change this later.')).toBeTruthy();
     expect(screen.getByRole('heading', { level: 2 }).textContent).toBe('Pick a goal');
@@ -102,7 +109,9 @@ describe('step 2: finishing', () => {
     await user.click(button('Continue'));
     const steps = within(screen.getByTestId('ai-photo-steps')).getAllByRole('listitem');
     expect(steps).toHaveLength(3);
-    ['1. Upload 10–30 photos', '2. Train a custom model', '3. Generate'].forEach((title, i) => expect(steps[i]!.textContent).toContain(title));
+    ['1. Upload 10–30 photos', '2. Train a custom model', '3. Generate'].forEach((title, i) => {
+      expect(steps[i]!.textContent).toContain(title);
+    });
     await user.click(button('Upload photos'));
     await waitFor(() => expect(location).toBe('/dashboard/tools/ai-photos'));
     expect(gateway.completeOnboarding).toHaveBeenCalledTimes(1);

@@ -123,7 +123,15 @@ describe('a task from Imagine to its grid', () => {
 
 describe('restoring ?taskId=', () => {
   it("shows a failed task as 'Task Failed' with its message and refund", async () => {
-    const failed = makeTask({ id: 'f1', status: 'failed', percentage: 30, image_url: null, image_urls: null, result: { message: 'Banned prompt: gore' }, refund: 8 });
+    const failed = makeTask({
+      id: 'f1',
+      status: 'failed',
+      percentage: 30,
+      image_url: null,
+      image_urls: null,
+      result: { message: 'Banned prompt: gore' },
+      refund: 8,
+    });
     const fake = fakeGateway([{ task: failed, archived: false }]);
     renderTool(fake, { url: '/dashboard/tools/midjourney?taskId=f1' });
     const alert = await screen.findByTestId('task-failed');

@@ -175,11 +175,41 @@ describe('availableActions (spec §6: archived items hide Seed and Reroll)', () 
     ['finished grid', task(), false, { cellActions: true, furtherUpscales: false, seed: true, reroll: true, favorite: true, download: true }],
     ['archived grid', task(), true, { cellActions: true, furtherUpscales: false, seed: false, reroll: false, favorite: true, download: true }],
     ['upscale', task({ type: 'upscale#2' }), false, { cellActions: false, furtherUpscales: true, seed: true, reroll: false, favorite: true, download: true }],
-    ['archived upscale 2x', task({ type: 'upscale-2x' }), true, { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: true, download: true }],
-    ['running grid', task({ status: 'running' }), false, { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: false, download: false }],
-    ['failed grid', task({ status: 'failed' }), false, { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: false, download: false }],
-    ['finished without pictures', task({ image_url: null, image_urls: null }), false, { cellActions: true, furtherUpscales: false, seed: true, reroll: true, favorite: true, download: false }],
-    ['archived upscale#1', task({ type: 'upscale#1' }), true, { cellActions: false, furtherUpscales: true, seed: false, reroll: false, favorite: true, download: true }],
-    ['seed task', task({ type: 'seed', image_url: null, image_urls: null }), false, { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: true, download: false }],
+    [
+      'archived upscale 2x',
+      task({ type: 'upscale-2x' }),
+      true,
+      { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: true, download: true },
+    ],
+    [
+      'running grid',
+      task({ status: 'running' }),
+      false,
+      { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: false, download: false },
+    ],
+    [
+      'failed grid',
+      task({ status: 'failed' }),
+      false,
+      { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: false, download: false },
+    ],
+    [
+      'finished without pictures',
+      task({ image_url: null, image_urls: null }),
+      false,
+      { cellActions: true, furtherUpscales: false, seed: true, reroll: true, favorite: true, download: false },
+    ],
+    [
+      'archived upscale#1',
+      task({ type: 'upscale#1' }),
+      true,
+      { cellActions: false, furtherUpscales: true, seed: false, reroll: false, favorite: true, download: true },
+    ],
+    [
+      'seed task',
+      task({ type: 'seed', image_url: null, image_urls: null }),
+      false,
+      { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: true, download: false },
+    ],
   ])('%s', (_name, t, archived, expected) => expect(availableActions(t, archived)).toEqual(expected));
 });

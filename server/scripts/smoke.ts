@@ -21,7 +21,9 @@ step(`signed in by magic link from the mailbox as ${session.user.email}`);
 
 const row = await me.from('mdusers').select('id, email, credits, plan, onboarded, api_key').eq('id', session.user.id).single();
 if (row.error) throw row.error;
-step(`own mdusers row: credits ${row.data.credits}, plan ${row.data.plan}, onboarded ${row.data.onboarded}, key ${row.data.api_key.slice(0, 4)}…${row.data.api_key.slice(-4)}`);
+step(
+  `own mdusers row: credits ${row.data.credits}, plan ${row.data.plan}, onboarded ${row.data.onboarded}, key ${row.data.api_key.slice(0, 4)}…${row.data.api_key.slice(-4)}`,
+);
 
 const visible = await me.from('mdusers').select('id');
 const peek = await me.from('mdusers').select('id').eq('id', otherSession.user.id);
@@ -31,10 +33,14 @@ step(`sees ${visible.data.length} mdusers row (its own) and none of ${otherSessi
 const event = new Promise<number>((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error('no realtime event within 10 s')), 10_000);
   me.channel('smoke')
-    .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'mdusers', filter: `id=eq.${session.user.id}` }, (p: RealtimePostgresUpdatePayload<{ credits: number }>) => {
-      clearTimeout(timer);
-      resolve(p.new.credits);
-    })
+    .on(
+      'postgres_changes',
+      { event: 'UPDATE', schema: 'public', table: 'mdusers', filter: `id=eq.${session.user.id}` },
+      (p: RealtimePostgresUpdatePayload<{ credits: number }>) => {
+        clearTimeout(timer);
+        resolve(p.new.credits);
+      },
+    )
     .subscribe(async (status) => {
       if (status !== 'SUBSCRIBED') return;
       // embedded mode's service key is the Supabase CLI default; credits move only through apply_credit

@@ -13,7 +13,7 @@ export interface ApiDeps {
 }
 
 /** Variables every request has (set by the request-id middleware). */
-export interface AppVariables {
+interface AppVariables {
   requestId: string;
 }
 

@@ -117,7 +117,10 @@ async function main() {
     const remotes = Object.fromEntries(REMOTES.map((r) => [r.mf, `${env[`${r.mf.toUpperCase()}_URL`] ?? origin(r.port)}/mf-manifest.json`]));
     const sites = await startStaticSites({
       host: HOST,
-      sites: [{ name: 'shell', port: ports.shell, dir: siteDir(repoRoot, 'shell') }, ...REMOTES.map((r) => ({ name: r.name, port: r.port, dir: siteDir(repoRoot, r.name) }))],
+      sites: [
+        { name: 'shell', port: ports.shell, dir: siteDir(repoRoot, 'shell') },
+        ...REMOTES.map((r) => ({ name: r.name, port: r.port, dir: siteDir(repoRoot, r.name) })),
+      ],
       runtimeConfig: () => ({
         mode: hostedSupabaseUrl ? 'production' : 'embedded',
         supabaseUrl,

@@ -25,11 +25,7 @@ function notBuilt(res: http.ServerResponse, name: string) {
   res.end(`${name} is not built yet: run \`npm run build\` (or \`npm start\`, which builds first).\n`);
 }
 
-export async function startStaticSites(opts: {
-  sites: SiteSpec[];
-  host: string;
-  runtimeConfig: () => unknown;
-}): Promise<RunningSites> {
+export async function startStaticSites(opts: { sites: SiteSpec[]; host: string; runtimeConfig: () => unknown }): Promise<RunningSites> {
   const servers: http.Server[] = [];
   for (const site of opts.sites) {
     const isShell = site.name === 'shell';

@@ -15,7 +15,9 @@ describe('provider selection', () => {
   it('should refuse the sandbox in production and an unknown or unavailable provider', () => {
     const deps = { db: {} as Db, emit: async () => {} };
     expect(() => selectPaymentProvider({ ...deps, env: { NODE_ENV: 'production' } })).toThrow(/refuses to run with NODE_ENV=production/);
-    expect(() => selectPaymentProvider({ ...deps, env: { STRIPE_SECRET_KEY: 'sk_test_x' } })).toThrow(/Stripe billing needs STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET/);
+    expect(() => selectPaymentProvider({ ...deps, env: { STRIPE_SECRET_KEY: 'sk_test_x' } })).toThrow(
+      /Stripe billing needs STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET/,
+    );
     expect(() => selectPaymentProvider({ ...deps, env: { BILLING_PROVIDER: 'paypal' } })).toThrow(/Unknown BILLING_PROVIDER/);
     expect(selectPaymentProvider({ ...deps, env: { NODE_ENV: 'development' } }).kind).toBe('sandbox');
   });
@@ -88,7 +90,9 @@ describe.each(testDatabaseKinds())('billing events and auto top-up on %s', (kind
 
     const key = `burst:${randomUUID()}`;
     const balances = await Promise.all(
-      Array.from({ length: 10 }, () => db.query<{ b: number | null }>('select public.apply_credit($1, 250, $2, $3) as b', [user.id, key, 'burst']).then((r) => r.rows[0].b)),
+      Array.from({ length: 10 }, () =>
+        db.query<{ b: number | null }>('select public.apply_credit($1, 250, $2, $3) as b', [user.id, key, 'burst']).then((r) => r.rows[0].b),
+      ),
     );
     expect(balances.filter((b) => b !== null)).toEqual([1750]);
     expect((await billingState(db, user.id)).credits).toBe(1750);

@@ -25,7 +25,13 @@ let provider: StripeProvider;
 
 beforeAll(async () => {
   fake = await startFakeStripe();
-  provider = createStripeProvider({ secretKey: 'sk_test_fake', publishableKey: 'pk_test_fake', webhookSecret: WEBHOOK_SECRET, apiBase: fake.url, timeoutMs: 5_000 });
+  provider = createStripeProvider({
+    secretKey: 'sk_test_fake',
+    publishableKey: 'pk_test_fake',
+    webhookSecret: WEBHOOK_SECRET,
+    apiBase: fake.url,
+    timeoutMs: 5_000,
+  });
 });
 afterAll(async () => {
   await fake?.close();
@@ -45,7 +51,8 @@ async function parsed(event: FakeEvent): Promise<BillingEvent> {
 }
 
 async function newCustomer(): Promise<string> {
-  return (await provider.createCustomer({ userId: crypto.randomUUID(), email: 'ada@example.test', idempotencyKey: `customer:${crypto.randomUUID()}` })).customerId;
+  return (await provider.createCustomer({ userId: crypto.randomUUID(), email: 'ada@example.test', idempotencyKey: `customer:${crypto.randomUUID()}` }))
+    .customerId;
 }
 
 /** A subscription on `plan` whose first invoice the browser paid with 4242. */
@@ -74,7 +81,13 @@ describe('stripe webhook signature', () => {
 describe('stripe webhook mapping', () => {
   it('should map a succeeded top-up payment intent with its saved card', async () => {
     const customerId = await newCustomer();
-    const { providerRef } = await provider.createPaymentIntent({ customerId, kind: 'topup', amountCents: 5_000, credits: 1_250, idempotencyKey: `topup:${crypto.randomUUID()}` });
+    const { providerRef } = await provider.createPaymentIntent({
+      customerId,
+      kind: 'topup',
+      amountCents: 5_000,
+      credits: 1_250,
+      idempotencyKey: `topup:${crypto.randomUUID()}`,
+    });
     const intent = fake.confirmPaymentIntent(providerRef, 'pm_card_visa');
     const event = fake.event('payment_intent.succeeded', intent, { id: 'evt_topup', created: 1_800_000_000 });
     expect(await parsed(event)).toEqual({
@@ -95,7 +108,14 @@ describe('stripe webhook mapping', () => {
   it('should map a declined off-session auto top-up with its codes', async () => {
     const customerId = await newCustomer();
     const pm = fake.attachCard(customerId, 'pm_card_chargeDeclinedInsufficientFunds');
-    const result = await provider.chargeOffSession({ customerId, paymentMethodId: pm, amountCents: 1_000, credits: 250, metadata: { attempt_id: 'att_1' }, idempotencyKey: `auto-topup:${crypto.randomUUID()}` });
+    const result = await provider.chargeOffSession({
+      customerId,
+      paymentMethodId: pm,
+      amountCents: 1_000,
+      credits: 250,
+      metadata: { attempt_id: 'att_1' },
+      idempotencyKey: `auto-topup:${crypto.randomUUID()}`,
+    });
     expect(result.status).toBe('failed');
     const event = await parsed(fake.event('payment_intent.payment_failed', fake.paymentIntent(result.intentId)));
     expect(event).toMatchObject({
@@ -130,7 +150,12 @@ describe('stripe webhook mapping', () => {
     const customerId = await newCustomer();
     const { setupIntentId } = await provider.createSetupIntent({ customerId, idempotencyKey: `setup:${crypto.randomUUID()}` });
     const setup = fake.confirmSetupIntent(setupIntentId, 'pm_card_visa');
-    expect(await parsed(fake.event('setup_intent.succeeded', setup))).toMatchObject({ type: 'setup_intent.succeeded', customerId, setupIntentId, paymentMethodId: setup.payment_method });
+    expect(await parsed(fake.event('setup_intent.succeeded', setup))).toMatchObject({
+      type: 'setup_intent.succeeded',
+      customerId,
+      setupIntentId,
+      paymentMethodId: setup.payment_method,
+    });
     const { subscriptionId } = await paidSubscription(customerId);
     expect(await parsed(fake.event('customer.subscription.deleted', fake.subscription(subscriptionId)))).toMatchObject({
       type: 'customer.subscription.deleted',
@@ -159,7 +184,13 @@ describe('stripe webhook mapping', () => {
 
 describe('stripe webhook route', () => {
   it('should not exist unless the provider is Stripe (sandbox events never come this way)', async () => {
-    const sandboxLike = { db: {} as Db, log: captureLogger(), provider: { ...provider, kind: 'sandbox' as const }, now: () => new Date(), autoTopUpBackoffMs: 0 };
+    const sandboxLike = {
+      db: {} as Db,
+      log: captureLogger(),
+      provider: { ...provider, kind: 'sandbox' as const },
+      now: () => new Date(),
+      autoTopUpBackoffMs: 0,
+    };
     const app = createRouter();
     app.route('/', stripeWebhookRoutes(sandboxLike));
     app.notFound(notFoundHandler);
@@ -208,7 +239,13 @@ describe.each(testDatabaseKinds())('POST /webhooks/stripe on %s', (kind) => {
 
   it('should grant a top-up once when its event is delivered 10 times, in sequence and in parallel', async () => {
     const user = await stripeUser();
-    const { providerRef } = await provider.createPaymentIntent({ customerId: user.customerId, kind: 'topup', amountCents: 5_000, credits: 1_250, idempotencyKey: `topup:${user.id}:r1` });
+    const { providerRef } = await provider.createPaymentIntent({
+      customerId: user.customerId,
+      kind: 'topup',
+      amountCents: 5_000,
+      credits: 1_250,
+      idempotencyKey: `topup:${user.id}:r1`,
+    });
     const intent = fake.confirmPaymentIntent(providerRef, 'pm_card_visa');
     const event = fake.event('payment_intent.succeeded', intent);
 
@@ -225,11 +262,21 @@ describe.each(testDatabaseKinds())('POST /webhooks/stripe on %s', (kind) => {
 
   it('should answer 400 to a tampered, stale or unsigned delivery and grant nothing', async () => {
     const user = await stripeUser();
-    const { providerRef } = await provider.createPaymentIntent({ customerId: user.customerId, kind: 'topup', amountCents: 10_000, credits: 2_500, idempotencyKey: `topup:${user.id}:r2` });
+    const { providerRef } = await provider.createPaymentIntent({
+      customerId: user.customerId,
+      kind: 'topup',
+      amountCents: 10_000,
+      credits: 2_500,
+      idempotencyKey: `topup:${user.id}:r2`,
+    });
     const event = fake.event('payment_intent.succeeded', fake.confirmPaymentIntent(providerRef, 'pm_card_visa'));
     const { payload, signature } = signed(event);
     const stale = signed(event, { timestamp: Math.floor(Date.now() / 1000) - 301 });
-    for (const res of [await post(payload.replace('"amount_received":10000', '"amount_received":99990000'), signature), await post(stale.payload, stale.signature), await post(payload)]) {
+    for (const res of [
+      await post(payload.replace('"amount_received":10000', '"amount_received":99990000'), signature),
+      await post(stale.payload, stale.signature),
+      await post(payload),
+    ]) {
       expect(res.status).toBe(400);
       expect(await expectErrorBody(res)).toEqual({ msg: INVALID_SIGNATURE_MESSAGE, code: 'bad_request' });
     }
@@ -248,7 +295,12 @@ describe.each(testDatabaseKinds())('POST /webhooks/stripe on %s', (kind) => {
   it('should grant each paid invoice once and keep the newest subscription state when events arrive out of order', async () => {
     const user = await stripeUser();
     const first = await paidSubscription(user.customerId, 'basic');
-    const change = await provider.changeSubscriptionPlan({ customerId: user.customerId, subscriptionId: first.subscriptionId, plan: 'growth', idempotencyKey: `checkout:${crypto.randomUUID()}` });
+    const change = await provider.changeSubscriptionPlan({
+      customerId: user.customerId,
+      subscriptionId: first.subscriptionId,
+      plan: 'growth',
+      idempotencyKey: `checkout:${crypto.randomUUID()}`,
+    });
     const second = fake.payInvoice(change.providerRef, 'pm_card_visa');
     const t = Math.floor(Date.now() / 1000);
     const basicPaid = fake.event('invoice.paid', first.invoice, { created: t });

@@ -12,7 +12,15 @@ let fake: FakeStripe;
 let provider: StripeProvider;
 
 function config(overrides: Partial<StripeConfig> = {}): StripeConfig {
-  return { secretKey: 'sk_test_fake', publishableKey: 'pk_test_fake', webhookSecret: 'whsec_test', apiBase: fake.url, maxNetworkRetries: 2, timeoutMs: 5_000, ...overrides };
+  return {
+    secretKey: 'sk_test_fake',
+    publishableKey: 'pk_test_fake',
+    webhookSecret: 'whsec_test',
+    apiBase: fake.url,
+    maxNetworkRetries: 2,
+    timeoutMs: 5_000,
+    ...overrides,
+  };
 }
 
 beforeAll(async () => {
@@ -46,14 +54,20 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 async function newCustomer(): Promise<string> {
-  const { customerId } = await provider.createCustomer({ userId: crypto.randomUUID(), email: 'ada@example.test', idempotencyKey: `customer:${crypto.randomUUID()}` });
+  const { customerId } = await provider.createCustomer({
+    userId: crypto.randomUUID(),
+    email: 'ada@example.test',
+    idempotencyKey: `customer:${crypto.randomUUID()}`,
+  });
   return customerId;
 }
 
 describe('stripe configuration', () => {
   it('should require the secret, publishable and webhook keys and accept an API base for tests', () => {
     expect(() => stripeConfigFromEnv({ STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow(/STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET/);
-    expect(stripeConfigFromEnv({ STRIPE_SECRET_KEY: 'sk', STRIPE_PUBLISHABLE_KEY: 'pk', STRIPE_WEBHOOK_SECRET: 'wh', STRIPE_API_BASE: 'http://127.0.0.1:1' })).toEqual({
+    expect(
+      stripeConfigFromEnv({ STRIPE_SECRET_KEY: 'sk', STRIPE_PUBLISHABLE_KEY: 'pk', STRIPE_WEBHOOK_SECRET: 'wh', STRIPE_API_BASE: 'http://127.0.0.1:1' }),
+    ).toEqual({
       secretKey: 'sk',
       publishableKey: 'pk',
       webhookSecret: 'wh',
@@ -190,7 +204,14 @@ describe('stripe adapter contract', () => {
     const pm = fake.attachCard(customerId, 'pm_card_visa');
     fake.failNext({ status: 503, pathPrefix: '/v1/payment_intents' });
     const e = await rejection(
-      noRetries.chargeOffSession({ customerId, paymentMethodId: pm, amountCents: 1_000, credits: 250, metadata: { attempt_id: 'a0' }, idempotencyKey: 'auto-topup:a0' }),
+      noRetries.chargeOffSession({
+        customerId,
+        paymentMethodId: pm,
+        amountCents: 1_000,
+        credits: 250,
+        metadata: { attempt_id: 'a0' },
+        idempotencyKey: 'auto-topup:a0',
+      }),
     );
     expect(e).toBeInstanceOf(Stripe.errors.StripeAPIError);
     expect(e).not.toBeInstanceOf(ProviderError);
@@ -200,7 +221,14 @@ describe('stripe adapter contract', () => {
     const customerId = await newCustomer();
     const pm = fake.attachCard(customerId, 'pm_card_visa');
     fake.requests.length = 0;
-    const result = await provider.chargeOffSession({ customerId, paymentMethodId: pm, amountCents: 1_000, credits: 250, metadata: { attempt_id: 'a1', user_id: 'u1' }, idempotencyKey: 'auto-topup:a1' });
+    const result = await provider.chargeOffSession({
+      customerId,
+      paymentMethodId: pm,
+      amountCents: 1_000,
+      credits: 250,
+      metadata: { attempt_id: 'a1', user_id: 'u1' },
+      idempotencyKey: 'auto-topup:a1',
+    });
     expect(result).toEqual({ status: 'succeeded', intentId: expect.stringMatching(/^pi_/) });
     const create = only('POST', /^\/v1\/payment_intents$/);
     expect(Object.fromEntries(create.params)).toMatchObject({
@@ -226,7 +254,14 @@ describe('stripe adapter contract', () => {
   ] as const)('should answer a failed off-session charge with %s without throwing', async (token, code, declineCode) => {
     const customerId = await newCustomer();
     const pm = fake.attachCard(customerId, token);
-    const result = await provider.chargeOffSession({ customerId, paymentMethodId: pm, amountCents: 1_000, credits: 250, metadata: { attempt_id: 'a2' }, idempotencyKey: `auto-topup:${token}` });
+    const result = await provider.chargeOffSession({
+      customerId,
+      paymentMethodId: pm,
+      amountCents: 1_000,
+      credits: 250,
+      metadata: { attempt_id: 'a2' },
+      idempotencyKey: `auto-topup:${token}`,
+    });
     expect(result).toMatchObject({ status: 'failed', code, declineCode, message: expect.any(String) });
     expect(result.intentId).toMatch(/^pi_/);
     expect(fake.paymentIntent(result.intentId)).toMatchObject({ status: 'requires_payment_method', metadata: { kind: 'auto_topup' } });
@@ -239,10 +274,24 @@ describe('stripe adapter contract', () => {
     const pm = fake.attachCard(owner, 'pm_card_visa');
     fake.requests.length = 0;
     for (const attempt of [
-      provider.chargeOffSession({ customerId: stranger, paymentMethodId: pm, amountCents: 1_000, credits: 250, metadata: {}, idempotencyKey: 'auto-topup:steal' }),
+      provider.chargeOffSession({
+        customerId: stranger,
+        paymentMethodId: pm,
+        amountCents: 1_000,
+        credits: 250,
+        metadata: {},
+        idempotencyKey: 'auto-topup:steal',
+      }),
       provider.setDefaultPaymentMethod(stranger, pm),
       provider.detachPaymentMethod(stranger, pm),
-      provider.chargeOffSession({ customerId: stranger, paymentMethodId: 'pm_does_not_exist', amountCents: 1_000, credits: 250, metadata: {}, idempotencyKey: 'auto-topup:ghost' }),
+      provider.chargeOffSession({
+        customerId: stranger,
+        paymentMethodId: 'pm_does_not_exist',
+        amountCents: 1_000,
+        credits: 250,
+        metadata: {},
+        idempotencyKey: 'auto-topup:ghost',
+      }),
     ]) {
       const e = await rejection(attempt);
       expect(e).toBeInstanceOf(ProviderError);
@@ -262,7 +311,11 @@ describe('stripe adapter contract', () => {
 
     expect(await provider.getSetupIntent(customerId, setupIntentId)).toEqual({ id: setupIntentId, status: 'requires_payment_method', paymentMethodId: null });
     const confirmed = fake.confirmSetupIntent(setupIntentId, 'pm_card_visa');
-    expect(await provider.getSetupIntent(customerId, setupIntentId)).toEqual({ id: setupIntentId, status: 'succeeded', paymentMethodId: confirmed.payment_method });
+    expect(await provider.getSetupIntent(customerId, setupIntentId)).toEqual({
+      id: setupIntentId,
+      status: 'succeeded',
+      paymentMethodId: confirmed.payment_method,
+    });
 
     const stranger = await newCustomer();
     const e = await rejection(provider.getSetupIntent(stranger, setupIntentId));
@@ -336,7 +389,9 @@ describe('stripe adapter contract', () => {
   });
 
   it('should map Stripe refusals to ProviderError codes', async () => {
-    const missingCustomer = await rejection(provider.createPaymentIntent({ customerId: 'cus_gone', kind: 'topup', amountCents: 1_000, credits: 250, idempotencyKey: 'topup:gone' }));
+    const missingCustomer = await rejection(
+      provider.createPaymentIntent({ customerId: 'cus_gone', kind: 'topup', amountCents: 1_000, credits: 250, idempotencyKey: 'topup:gone' }),
+    );
     expect(missingCustomer).toBeInstanceOf(ProviderError);
     expect((missingCustomer as ProviderError).code).toBe('resource_missing');
 
@@ -346,7 +401,9 @@ describe('stripe adapter contract', () => {
 
     // the same key with other parameters is Stripe's idempotency_error: a bug, not a user error
     await provider.createPaymentIntent({ customerId, kind: 'topup', amountCents: 1_000, credits: 250, idempotencyKey: 'topup:reused' });
-    const reused = await rejection(provider.createPaymentIntent({ customerId, kind: 'topup', amountCents: 2_000, credits: 500, idempotencyKey: 'topup:reused' }));
+    const reused = await rejection(
+      provider.createPaymentIntent({ customerId, kind: 'topup', amountCents: 2_000, credits: 500, idempotencyKey: 'topup:reused' }),
+    );
     expect(reused).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
   });
 });

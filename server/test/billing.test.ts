@@ -34,7 +34,14 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
       { name: '4242 succeeds', number: CARDS.visa, steps: [{}], status: 'succeeded' },
       { name: 'mastercard 4444 succeeds', number: CARDS.mastercard, steps: [{}], status: 'succeeded' },
       { name: '0002 is declined', number: CARDS.declined, steps: [{}], status: 'requires_payment_method', code: 'card_declined', decline: 'generic_decline' },
-      { name: '9995 has insufficient funds', number: CARDS.insufficientFunds, steps: [{}], status: 'requires_payment_method', code: 'card_declined', decline: 'insufficient_funds' },
+      {
+        name: '9995 has insufficient funds',
+        number: CARDS.insufficientFunds,
+        steps: [{}],
+        status: 'requires_payment_method',
+        code: 'card_declined',
+        decline: 'insufficient_funds',
+      },
       { name: '0069 is expired', number: CARDS.expired, steps: [{}], status: 'requires_payment_method', code: 'expired_card' },
       { name: '3155 succeeds after 3-D Secure', number: CARDS.threeDS, steps: [{}, { three_d_secure: 'approve' }], status: 'succeeded' },
       {
@@ -393,7 +400,17 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
 
   it('should document every billing route with examples in the OpenAPI document', async () => {
     const doc = (await (await app.request('/openapi.json')).json()) as {
-      paths: Record<string, Record<string, { security?: unknown; requestBody?: { content: Record<string, { schema: { $ref?: string } }> }; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            security?: unknown;
+            requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+            responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }>;
+          }
+        >
+      >;
       components: { schemas: Record<string, { example?: unknown }> };
     };
     const routes = [

@@ -23,7 +23,9 @@ describe.each(testDatabaseKinds())('credits on %s', (kind) => {
     const user = await createUser(db);
     await grantCredits(db, user.id, 40);
     const statuses = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => Promise.resolve(post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: `burst ${i}` } })).then((r) => r.status)),
+      Array.from({ length: 200 }, (_, i) =>
+        Promise.resolve(post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: `burst ${i}` } })).then((r) => r.status),
+      ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(10);
     expect(statuses.filter((s) => s === 402)).toHaveLength(190);

@@ -22,7 +22,10 @@ describe.each(testDatabaseKinds())('cross-tenant isolation on %s', (kind) => {
     const sa = (await signInWithMagicLink(alice, sb.url, `alice-${stamp}@example.com`))!;
     const sbob = (await signInWithMagicLink(bob, sb.url, `bob-${stamp}@example.com`))!;
     const keyOf = async (id: string) => (await sb.db.query<{ api_key: string }>('select api_key from mdusers where id = $1', [id])).rows[0].api_key;
-    const task = await sb.db.query<{ id: string }>(`insert into tasks (user_id, email, type, status, prompt) values ($1, $2, 'imagine', 'success', 'a cat') returning id`, [sa.user.id, sa.user.email]);
+    const task = await sb.db.query<{ id: string }>(
+      `insert into tasks (user_id, email, type, status, prompt) values ($1, $2, 'imagine', 'success', 'a cat') returning id`,
+      [sa.user.id, sa.user.email],
+    );
     const archived = await sb.db.query<{ id: string }>(
       `insert into tasks_archive_1 (id, user_id, email, type, status, prompt) values (gen_random_uuid(), $1, $2, 'imagine', 'success', 'old') returning id`,
       [sa.user.id, sa.user.email],
@@ -39,7 +42,12 @@ describe.each(testDatabaseKinds())('cross-tenant isolation on %s', (kind) => {
   });
 
   const aliceRow = async () =>
-    (await sb.db.query('select credits, plan, api_key, auto_topup, auto_topup_min, integration_webhook_url, onboarded, referral_id from mdusers where id = $1', [a.id])).rows[0];
+    (
+      await sb.db.query(
+        'select credits, plan, api_key, auto_topup, auto_topup_min, integration_webhook_url, onboarded, referral_id from mdusers where id = $1',
+        [a.id],
+      )
+    ).rows[0];
 
   it.each([
     ['mdusers', 'id'],
@@ -78,7 +86,10 @@ describe.each(testDatabaseKinds())('cross-tenant isolation on %s', (kind) => {
       expect(byB.error).toBeNull();
       expect(byB.data).toBeNull();
     }
-    const favs = await sb.db.query<{ favorite: boolean }>('select favorite from tasks where id = $1 union all select favorite from tasks_archive_1 where id = $2', [a.taskId, a.archivedId]);
+    const favs = await sb.db.query<{ favorite: boolean }>(
+      'select favorite from tasks where id = $1 union all select favorite from tasks_archive_1 where id = $2',
+      [a.taskId, a.archivedId],
+    );
     expect(favs.rows.map((r) => r.favorite)).toEqual([false, false]);
     const grant = await bob.rpc('apply_credit', { p_user_id: b.id, p_delta: 500, p_source_key: 'bob-self', p_reason: 'x' });
     expect(grant.error).not.toBeNull();
@@ -90,7 +101,9 @@ describe.each(testDatabaseKinds())('cross-tenant isolation on %s', (kind) => {
     const got = { alice: 0, bob: 0 };
     const joined = (ch: ReturnType<SupabaseClient['channel']>) =>
       new Promise<void>((resolve, reject) =>
-        ch.subscribe((status, err) => (status === 'SUBSCRIBED' ? resolve() : status === 'CHANNEL_ERROR' || status === 'TIMED_OUT' ? reject(err ?? new Error(status)) : undefined)),
+        ch.subscribe((status, err) =>
+          status === 'SUBSCRIBED' ? resolve() : status === 'CHANNEL_ERROR' || status === 'TIMED_OUT' ? reject(err ?? new Error(status)) : undefined,
+        ),
       );
     const watch = (client: SupabaseClient, who: 'alice' | 'bob') =>
       client

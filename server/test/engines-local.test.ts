@@ -208,10 +208,14 @@ describe('local engine: abort', () => {
   it('stops a render when the signal aborts and reports nothing afterwards', async () => {
     const controller = new AbortController();
     const seen: number[] = [];
-    const running = engine.run({ kind: 'imagine', prompt: PROMPT, seed: 11 }, (p) => {
-      seen.push(p.percentage);
-      if (p.percentage >= 5) controller.abort();
-    }, controller.signal);
+    const running = engine.run(
+      { kind: 'imagine', prompt: PROMPT, seed: 11 },
+      (p) => {
+        seen.push(p.percentage);
+        if (p.percentage >= 5) controller.abort();
+      },
+      controller.signal,
+    );
     await expect(running).rejects.toMatchObject({ code: 'aborted' });
     const countAtAbort = seen.length;
     await new Promise((resolve) => setTimeout(resolve, 200)); // let the in-flight libvips work finish

@@ -81,7 +81,9 @@ describe('midjourney-proxy adapter against the fake upstream', () => {
   });
 
   it('maps the banned prompt code (24) to banned_prompt with the banned word', async () => {
-    const { run, upstream } = await setup({ scenario: ({ prompt }) => (prompt?.includes('gore') ? { outcome: 'banned', bannedWord: 'gore' } : { outcome: 'success', progress: [] }) });
+    const { run, upstream } = await setup({
+      scenario: ({ prompt }) => (prompt?.includes('gore') ? { outcome: 'banned', bannedWord: 'gore' } : { outcome: 'success', progress: [] }),
+    });
     await expect(run({ kind: 'imagine', prompt: 'lots of gore' })).rejects.toMatchObject({
       code: 'banned_prompt',
       retryable: false,
@@ -175,7 +177,10 @@ describe('midjourney-proxy adapter against the fake upstream', () => {
   });
 
   it('stops polling when aborted', async () => {
-    const { run, upstream } = await setup({ scenario: () => ({ outcome: 'success', progress: Array.from({ length: 1000 }, () => '10%') }) }, { pollIntervalMs: 20 });
+    const { run, upstream } = await setup(
+      { scenario: () => ({ outcome: 'success', progress: Array.from({ length: 1000 }, () => '10%') }) },
+      { pollIntervalMs: 20 },
+    );
     const controller = new AbortController();
     const running = run({ kind: 'imagine', prompt: 'x' }, controller.signal);
     await new Promise((resolve) => setTimeout(resolve, 80));
@@ -189,7 +194,12 @@ describe('midjourney-proxy adapter against the fake upstream', () => {
   it('submits an imagine that asks for turbo through the turbo base, and polls on the default one', async () => {
     const { run, upstream } = await setup();
     const origin = upstream.baseUrl.replace(/\/mj$/, '');
-    const engine = createMidjourneyProxyEngine({ baseUrl: upstream.baseUrl, apiSecret: SECRET, pollIntervalMs: 5, modeBaseUrls: { turbo: `${origin}/mj-turbo/mj` } });
+    const engine = createMidjourneyProxyEngine({
+      baseUrl: upstream.baseUrl,
+      apiSecret: SECRET,
+      pollIntervalMs: 5,
+      modeBaseUrls: { turbo: `${origin}/mj-turbo/mj` },
+    });
     await engine.run({ kind: 'imagine', prompt: 'x', mode: 'turbo' }, () => {}, new AbortController().signal);
     await run({ kind: 'imagine', prompt: 'y', mode: 'fast' });
     const submits = upstream.requests.filter((r) => r.path === '/mj/submit/imagine').map((r) => r.url);

@@ -17,7 +17,17 @@ interface Doc {
 }
 
 const ACCOUNT_PATHS = ['/auth/revokeAndCreateNewAPIKey', '/auth/updateWebhookURL', '/auth/update-onboarding-status', '/auth/recordReference'];
-const GENERATION_PATHS = ['/upload', '/pro/imagine', '/pro/variations', '/pro/upscale', '/pro/reroll', '/pro/seed', '/fetch', '/flux/imagine', '/ideogram/imagine'];
+const GENERATION_PATHS = [
+  '/upload',
+  '/pro/imagine',
+  '/pro/variations',
+  '/pro/upscale',
+  '/pro/reroll',
+  '/pro/seed',
+  '/fetch',
+  '/flux/imagine',
+  '/ideogram/imagine',
+];
 // what anyone may read without a key: the health check and stored media (URLs handed to users)
 const PUBLIC_OPERATIONS = ['GET /health', 'GET /media/{key}', 'GET /openapi.json', 'GET /docs'];
 

@@ -93,7 +93,7 @@ describe.each(testDatabaseKinds())('job queue on %s', (kind) => {
     const id = await submit(h, user, 'progress check');
     const tasks = taskRepository(db);
     expect((await tasks.recordProgress(id, 50, 'running'))?.percentage).toBe(50);
-    expect((await tasks.recordProgress(id, 30, 'running'))).toBeUndefined();
+    expect(await tasks.recordProgress(id, 30, 'running')).toBeUndefined();
     expect((await tasks.recordProgress(id, 30, 'starting'))?.percentage).toBe(50);
     expect((await readTask(db, id)).percentage).toBe(50);
     await db.query(`update public.tasks set status = 'success' where id = $1`, [id]);

@@ -20,19 +20,16 @@ function viaLoopback(port: number): typeof fetch {
       headers[name] = value;
     });
     return new Promise<Response>((resolve, reject) => {
-      const req = httpRequest(
-        { host: '127.0.0.1', port, method: request.method, path: url.pathname + url.search, headers },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            const headers = new Headers();
-            for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
-            const status = res.statusCode ?? 500;
-            resolve(new Response(status === 204 ? null : Buffer.concat(chunks), { status, headers }));
-          });
-        },
-      );
+      const req = httpRequest({ host: '127.0.0.1', port, method: request.method, path: url.pathname + url.search, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
+          const status = res.statusCode ?? 500;
+          resolve(new Response(status === 204 ? null : Buffer.concat(chunks), { status, headers }));
+        });
+      });
       req.on('error', reject);
       req.end(body);
     });
@@ -108,7 +105,9 @@ describe('S3 media store against a SigV4-checking fake S3', () => {
   it('fails with the cause when S3 cannot be reached', async () => {
     const closed = await startFakeS3(credentials);
     await closed.close();
-    await expect(store({ endpoint: closed.endpoint }).put('x.png', png, 'image/png')).rejects.toThrow(/^S3 PutObject x\.png failed: fetch failed \(ECONNREFUSED\)$/);
+    await expect(store({ endpoint: closed.endpoint }).put('x.png', png, 'image/png')).rejects.toThrow(
+      /^S3 PutObject x\.png failed: fetch failed \(ECONNREFUSED\)$/,
+    );
   });
 
   it('addresses the bucket as a virtual host unless path style is forced', async () => {

@@ -64,7 +64,10 @@ describe.each(testDatabaseKinds())('task webhooks on %s', (kind) => {
   };
 
   it('delivers the completed task, signed with the request’s secret and echoing it', async () => {
-    const res = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'a red fox', webhook_url: `${receiverUrl}/per-request`, webhook_secret: 's3cret-value' } });
+    const res = await post(h.app, '/pro/imagine', {
+      key: user.apiKey,
+      json: { prompt: 'a red fox', webhook_url: `${receiverUrl}/per-request`, webhook_secret: 's3cret-value' },
+    });
     expect(res.status).toBe(200);
     const { task_id } = (await res.json()) as { task_id: string };
     await waitForTask(db, task_id);

@@ -242,7 +242,13 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
       ['variations with index 5', '/pro/variations', () => ({ parent_task_id: gridId, index: 5 }), 400, 'index: Must be 1, 2, 3 or 4'],
       ['variations with index 1.5', '/pro/variations', () => ({ parent_task_id: gridId, index: 1.5 }), 400, 'index: Must be 1, 2, 3 or 4'],
       ['variations with index "2"', '/pro/variations', () => ({ parent_task_id: gridId, index: '2' }), 400, 'index: Must be a number'],
-      ['variations of a single image, index 2', '/pro/variations', () => ({ parent_task_id: gridId, index: 2 }), 400, 'index must be between 1 and 1 for this task'],
+      [
+        'variations of a single image, index 2',
+        '/pro/variations',
+        () => ({ parent_task_id: gridId, index: 2 }),
+        400,
+        'index must be between 1 and 1 for this task',
+      ],
       ['upscale of an unknown type', '/pro/upscale', () => ({ parent_task_id: gridId, index: 1, type: '8x' }), 400, /^type: /],
       ['upscale of a running task', '/pro/upscale', () => ({ parent_task_id: pendingId, index: 1 }), 409, 'The task has not finished successfully'],
       ["upscale of someone else's task", '/pro/upscale', () => ({ parent_task_id: foreignId, index: 1 }), 404, 'Task not found'],
@@ -317,7 +323,17 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
       paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: { $ref?: string } }> }; responses: Record<string, unknown> } }>;
       components: { schemas: Record<string, { example?: unknown }> };
     };
-    for (const path of ['/pro/imagine', '/pro/variations', '/pro/upscale', '/pro/reroll', '/pro/seed', '/flux/imagine', '/ideogram/imagine', '/fetch', '/upload']) {
+    for (const path of [
+      '/pro/imagine',
+      '/pro/variations',
+      '/pro/upscale',
+      '/pro/reroll',
+      '/pro/seed',
+      '/flux/imagine',
+      '/ideogram/imagine',
+      '/fetch',
+      '/upload',
+    ]) {
       const op = doc.paths[path]?.post;
       expect(op, path).toBeDefined();
       expect(Object.keys(op!.responses)).toEqual(expect.arrayContaining(['200', '400', '401']));

@@ -79,7 +79,9 @@ describe.each(testDatabaseKinds())('POST /upload and GET /media on %s', (kind) =
     expect(tooBig.status).toBe(413);
     expect(await expectErrorBody(tooBig)).toEqual({ msg: 'Image must be at most 10 MB', code: 'payload_too_large' });
 
-    const bomb = await sharp({ create: { width: 8000, height: 6000, channels: 3, background: { r: 0, g: 0, b: 0 } } }).png({ compressionLevel: 9 }).toBuffer();
+    const bomb = await sharp({ create: { width: 8000, height: 6000, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
     expect(bomb.length).toBeLessThan(10 * 1024 * 1024);
     const tooWide = await upload([{ value: new Blob([bomb]), filename: 'bomb.png' }]);
     expect(tooWide.status).toBe(413);
@@ -98,7 +100,12 @@ describe.each(testDatabaseKinds())('POST /upload and GET /media on %s', (kind) =
     ],
     [
       'a broken multipart body',
-      () => h.app.request('/upload', { method: 'POST', body: '--x\r\nnope', headers: { authorization: user.apiKey, 'content-type': 'multipart/form-data; boundary=x' } }),
+      () =>
+        h.app.request('/upload', {
+          method: 'POST',
+          body: '--x\r\nnope',
+          headers: { authorization: user.apiKey, 'content-type': 'multipart/form-data; boundary=x' },
+        }),
       400,
       'Malformed multipart body',
     ],

@@ -1,14 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import {
-  blockedAddressReason,
-  generateSigningSecret,
-  MAX_ATTEMPTS,
-  resolveWebhookTarget,
-  signWebhook,
-  verifyWebhookSignature,
-} from '../src/webhooks/index.ts';
+import { blockedAddressReason, generateSigningSecret, MAX_ATTEMPTS, resolveWebhookTarget, signWebhook, verifyWebhookSignature } from '../src/webhooks/index.ts';
 import { nextRetryDelayMs, RETRY_DELAYS_MS } from '../src/webhooks/retry-schedule.ts';
 import { sendWebhook } from '../src/webhooks/send-webhook.ts';
 import { resolveWithDns, type ResolveHost } from '../src/webhooks/target-guard.ts';
@@ -183,9 +176,18 @@ describe('retry schedule', () => {
 
 describe('webhook target', () => {
   it.each([
-    [{ requestUrl: 'https://a.test/h', requestSecret: 's', accountUrl: 'https://b.test/h' }, { url: 'https://a.test/h', secret: 's' }],
-    [{ requestUrl: null, accountUrl: 'https://b.test/h' }, { url: 'https://b.test/h', secret: null }],
-    [{ requestUrl: '  ', requestSecret: 's', accountUrl: 'https://b.test/h' }, { url: 'https://b.test/h', secret: 's' }],
+    [
+      { requestUrl: 'https://a.test/h', requestSecret: 's', accountUrl: 'https://b.test/h' },
+      { url: 'https://a.test/h', secret: 's' },
+    ],
+    [
+      { requestUrl: null, accountUrl: 'https://b.test/h' },
+      { url: 'https://b.test/h', secret: null },
+    ],
+    [
+      { requestUrl: '  ', requestSecret: 's', accountUrl: 'https://b.test/h' },
+      { url: 'https://b.test/h', secret: 's' },
+    ],
     [{ requestUrl: null, accountUrl: null }, null],
   ])('%o → %o', (input, expected) => {
     expect(resolveWebhookTarget(input)).toEqual(expected);

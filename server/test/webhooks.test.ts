@@ -93,10 +93,13 @@ describe.each(testDatabaseKinds())('webhook delivery on %s', (kind) => {
   }
 
   async function deliveryRow(id: string) {
-    const { rows } = await db.query<{ status: string; attempt_count: number; next_attempt_at: Date; last_status_code: number | null; last_error: string | null }>(
-      'select status, attempt_count, next_attempt_at, last_status_code, last_error from public.webhook_deliveries where id = $1',
-      [id],
-    );
+    const { rows } = await db.query<{
+      status: string;
+      attempt_count: number;
+      next_attempt_at: Date;
+      last_status_code: number | null;
+      last_error: string | null;
+    }>('select status, attempt_count, next_attempt_at, last_status_code, last_error from public.webhook_deliveries where id = $1', [id]);
     return rows[0];
   }
 
@@ -153,7 +156,14 @@ describe.each(testDatabaseKinds())('webhook delivery on %s', (kind) => {
     const clock = testClock();
     const svc = service(clock);
     const taskId = randomUUID();
-    const id = (await svc.enqueue({ userId: user.id, taskId, url: rx.url, secret: 's', event: 'task.completed', payload: payloadFor(taskId, 'finished', 100) }))!;
+    const id = (await svc.enqueue({
+      userId: user.id,
+      taskId,
+      url: rx.url,
+      secret: 's',
+      event: 'task.completed',
+      payload: payloadFor(taskId, 'finished', 100),
+    }))!;
 
     await svc.dispatchDue();
     let row = await deliveryRow(id);
@@ -437,7 +447,10 @@ describe.each(testDatabaseKinds())('webhook delivery on %s', (kind) => {
     await expect(asUser(user.id, 'select * from public.webhook_signing_secrets')).rejects.toThrow(/permission denied/);
     await expect(asUser(user.id, "update public.webhook_deliveries set status = 'pending'")).rejects.toThrow(/permission denied/);
     await expect(
-      asUser(user.id, `insert into public.webhook_attempts (delivery_id, user_id, attempt, latency_ms) select id, user_id, 9, 1 from public.webhook_deliveries`),
+      asUser(
+        user.id,
+        `insert into public.webhook_attempts (delivery_id, user_id, attempt, latency_ms) select id, user_id, 9, 1 from public.webhook_deliveries`,
+      ),
     ).rejects.toThrow(/permission denied/);
   });
 });

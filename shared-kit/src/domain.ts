@@ -52,18 +52,7 @@ export const AUTO_TOP_UP_DEFAULTS = { threshold: 250, amountUsd: 10 } as const;
 
 export const TRIAL = { days: 7, priceUsd: 10 } as const;
 
-export const TASK_STATUSES = [
-  'staged',
-  'pending',
-  'processing',
-  'queued',
-  'submitted',
-  'starting',
-  'running',
-  'success',
-  'finished',
-  'failed',
-] as const;
+export const TASK_STATUSES = ['staged', 'pending', 'processing', 'queued', 'submitted', 'starting', 'running', 'success', 'finished', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['success', 'finished', 'failed'];
 export const LOG_STATUS_FILTER = ['all', 'staged', 'pending', 'processing', 'finished', 'failed'] as const;
@@ -72,18 +61,7 @@ export function isTerminalStatus(status: string): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 
-export const TASK_FAMILIES = [
-  'midjourney',
-  'ai-photo',
-  'ideogram',
-  'suno',
-  'udio',
-  'flux',
-  'luma',
-  'kling',
-  'runway',
-  'faceswap',
-] as const;
+export const TASK_FAMILIES = ['midjourney', 'ai-photo', 'ideogram', 'suno', 'udio', 'flux', 'luma', 'kling', 'runway', 'faceswap'] as const;
 export type TaskFamily = (typeof TASK_FAMILIES)[number];
 
 const MIDJOURNEY_TYPES = [
@@ -142,19 +120,7 @@ export function taskFamily(type: string): TaskFamily | null {
   return FAMILY_OF_TYPE[type] ?? null;
 }
 
-export const LOG_TYPE_FILTER = [
-  'all',
-  'midjourney',
-  'ai-photos',
-  'ideogram',
-  'faceswap',
-  'suno',
-  'udio',
-  'flux',
-  'luma',
-  'kling',
-  'runway',
-] as const;
+export const LOG_TYPE_FILTER = ['all', 'midjourney', 'ai-photos', 'ideogram', 'faceswap', 'suno', 'udio', 'flux', 'luma', 'kling', 'runway'] as const;
 
 export const PAGE_SIZES = { images: 25, videos: 20, audios: 20 } as const;
 export const NEXT_PAGE_DELAY_MS = 1000;

@@ -44,12 +44,10 @@ function startSessionListener() {
   // Fires INITIAL_SESSION once supabase-js has restored the stored session or exchanged the PKCE
   // code of /auth/callback, then on every sign-in, refresh and sign-out (also from other tabs).
   getSupabaseClient().auth.onAuthStateChange((_event, session) => {
-    const next: SessionState = session
-      ? { status: 'signed-in', session, user: session.user }
-      : { status: 'signed-out', session: null, user: null };
+    const next: SessionState = session ? { status: 'signed-in', session, user: session.user } : { status: 'signed-out', session: null, user: null };
     if (next.session?.access_token === sessionState.session?.access_token && next.status === sessionState.status) return;
     sessionState = next;
-    sessionListeners.forEach((l) => l());
+    for (const l of sessionListeners) l();
   });
 }
 
@@ -74,7 +72,7 @@ const IDLE: UserRowState = { status: 'idle', row: null, error: null };
 
 function setRow(entry: RowEntry, state: UserRowState) {
   entry.state = state;
-  entry.listeners.forEach((l) => l());
+  for (const l of entry.listeners) l();
 }
 
 async function loadRow(userId: string, entry: RowEntry) {

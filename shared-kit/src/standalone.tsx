@@ -17,7 +17,11 @@ export async function renderStandalone(render: () => ReactNode, configUrl: strin
   try {
     setRuntimeConfig(await fetchRuntimeConfig(configUrl));
   } catch (err) {
-    root.render(<p role="alert">Could not load {configUrl}: {(err as Error).message}</p>);
+    root.render(
+      <p role="alert">
+        Could not load {configUrl}: {(err as Error).message}
+      </p>,
+    );
     return;
   }
   initTheme();

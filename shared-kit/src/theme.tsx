@@ -77,7 +77,7 @@ function apply(preference: ThemePreference) {
   root.classList.toggle('light', resolved === 'light');
   root.style.colorScheme = resolved;
   themeState = { preference, resolved };
-  themeListeners.forEach((l) => l());
+  for (const l of themeListeners) l();
 }
 
 /** Applies the stored preference to <html> now; call before the first render to avoid a flash. */

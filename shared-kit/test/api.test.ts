@@ -13,9 +13,7 @@ describe('readApiErrorMessage', () => {
 });
 
 function fakeFetch(status: number, body: unknown) {
-  return vi.fn(async (_url: string | URL | Request, _init?: RequestInit) =>
-    new Response(body === undefined ? null : JSON.stringify(body), { status }),
-  );
+  return vi.fn(async (_url: string | URL | Request, _init?: RequestInit) => new Response(body === undefined ? null : JSON.stringify(body), { status }));
 }
 
 describe('createApiClient', () => {

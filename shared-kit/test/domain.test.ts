@@ -1,15 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  PLANS,
-  TASK_FAMILIES,
-  TASK_TYPES,
-  TOP_UPS,
-  isTerminalStatus,
-  planLabel,
-  scaleImagesDaily,
-  scalePlanForSlider,
-  taskFamily,
-} from '../src/domain.ts';
+import { PLANS, TASK_FAMILIES, TASK_TYPES, TOP_UPS, isTerminalStatus, planLabel, scaleImagesDaily, scalePlanForSlider, taskFamily } from '../src/domain.ts';
 
 describe('plans', () => {
   it.each([

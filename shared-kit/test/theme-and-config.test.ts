@@ -16,9 +16,7 @@ describe('theme preference', () => {
     ['dark', false, 'dark'],
     ['system', true, 'dark'],
     ['system', false, 'light'],
-  ] as const)('%s with system dark=%s -> %s', (pref, systemDark, expected) =>
-    expect(resolveTheme(pref, systemDark)).toBe(expected),
-  );
+  ] as const)('%s with system dark=%s -> %s', (pref, systemDark, expected) => expect(resolveTheme(pref, systemDark)).toBe(expected));
 });
 
 describe('parseRuntimeConfig', () => {

@@ -18,7 +18,7 @@ import { WelcomeRoute } from './routes/welcome.tsx';
 // The ALTCHA widget (~35 KiB gzip) is only needed on the sign-in screen.
 const LoginRoute = lazy(() => import('./routes/login.tsx'));
 
-export const MIDJOURNEY_PATH = '/dashboard/tools/midjourney';
+const MIDJOURNEY_PATH = '/dashboard/tools/midjourney';
 
 const tools = <RemoteSlot remote="mfe_tools" props={{ basename: '/dashboard' }} />;
 const assets = <RemoteSlot remote="mfe_assets" props={{ basename: '/dashboard' }} />;
@@ -26,7 +26,7 @@ const billing = <RemoteSlot remote="mfe_billing" props={{ basename: '/dashboard'
 const developer = <RemoteSlot remote="mfe_developer" props={{ basename: '/dashboard' }} />;
 
 /** Spec §2 route table. Screens live in remotes; the shell owns the table, guards and redirects. */
-export const routes: RouteObject[] = [
+const routes: RouteObject[] = [
   {
     path: '/auth',
     element: (

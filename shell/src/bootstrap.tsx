@@ -12,7 +12,7 @@ import * as providedSubpaths from './mf/provide-subpaths.ts';
 async function start() {
   const root = createRoot(document.getElementById('root')!);
   initTheme();
-  let config;
+  let config: ReturnType<typeof parseRuntimeConfig>;
   try {
     config = parseRuntimeConfig(await (window.__AIM_RUNTIME_CONFIG__ ?? fetch('/runtime-config.json').then((r) => r.json())));
   } catch (err) {

@@ -51,7 +51,7 @@ describe('the composed platform (built shell + five remotes on their own origins
 
     const onboarding = await signedInContext(browser, { ...ALICE, id: '1f7c2a9d-0000-4000-8000-000000000002', onboarded: false });
     const welcome = await onboarding.newPage();
-    await welcome.goto(platform.shellUrl + '/welcome');
+    await welcome.goto(`${platform.shellUrl}/welcome`);
     await welcome.getByTestId('screen-welcome').waitFor({ timeout: 15_000 });
 
     const compare = () =>
@@ -64,7 +64,18 @@ describe('the composed platform (built shell + five remotes on their own origins
           ]),
       );
     const results = { ...(await page.evaluate(compare)), ...(await welcome.evaluate(compare)) };
-    const keys = ['react', 'reactDom', 'reactDomClient', 'router', 'chakraSystem', 'emotion', 'jotaiStore', 'jotaiStoreFromSubpath', 'sharedKitSupabase', 'sharedKitSession'];
+    const keys = [
+      'react',
+      'reactDom',
+      'reactDomClient',
+      'router',
+      'chakraSystem',
+      'emotion',
+      'jotaiStore',
+      'jotaiStoreFromSubpath',
+      'sharedKitSupabase',
+      'sharedKitSession',
+    ];
     const all = Object.fromEntries(keys.map((k) => [k, true]));
     expect(results).toEqual({ mfe_tools: all, mfe_assets: all, mfe_billing: all, mfe_developer: all, mfe_onboarding: all });
     expect(log.filter((line) => DUPLICATE_INSTANCE_SIGNS.some((re) => re.test(line)))).toEqual([]);
@@ -108,7 +119,7 @@ describe('the composed platform (built shell + five remotes on their own origins
     for (const theme of ['dark', 'light'] as const) {
       const context = await signedInContext(browser, ALICE, { theme });
       const page = await context.newPage();
-      await page.goto(platform.shellUrl + '/dashboard/tools/midjourney');
+      await page.goto(`${platform.shellUrl}/dashboard/tools/midjourney`);
       await page.getByTestId('screen-midjourney').waitFor({ timeout: 15_000 });
       expect(await page.evaluate(() => document.documentElement.className)).toContain(theme);
       const sidebar = page.getByTestId('sidebar');
@@ -127,7 +138,7 @@ describe('the composed platform (built shell + five remotes on their own origins
       const anon = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       await anon.addInitScript((t) => localStorage.setItem('aim.theme', t), theme);
       const login = await anon.newPage();
-      await login.goto(platform.shellUrl + '/dashboard');
+      await login.goto(`${platform.shellUrl}/dashboard`);
       await login.waitForURL('**/auth');
       await login.getByRole('button', { name: 'Send Magic Link' }).waitFor();
       expect(await login.getByRole('button', { name: 'Send Magic Link' }).isDisabled()).toBe(true);
@@ -141,7 +152,7 @@ describe('the composed platform (built shell + five remotes on their own origins
   it('redirects unknown paths, remembers banner dismissal per user and the theme across reloads', async () => {
     const context = await signedInContext(browser, ALICE);
     const page = await context.newPage();
-    await page.goto(platform.shellUrl + '/no/such/page');
+    await page.goto(`${platform.shellUrl}/no/such/page`);
     await page.waitForURL('**/dashboard/tools/midjourney');
     await page.getByTestId('screen-midjourney').waitFor({ timeout: 15_000 });
     expect(await page.evaluate(() => document.documentElement.className)).toContain('dark');
@@ -153,15 +164,13 @@ describe('the composed platform (built shell + five remotes on their own origins
     await page.getByTestId('screen-midjourney').waitFor({ timeout: 15_000 });
     expect(await page.getByTestId('promo-banner').count()).toBe(0);
     expect(await page.evaluate(() => document.documentElement.className)).toContain('light');
-    expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('aim.banner')))).toEqual([
-      `aim.banner.dismissed.v1:${ALICE.id}`,
-    ]);
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('aim.banner')))).toEqual([`aim.banner.dismissed.v1:${ALICE.id}`]);
     await context.close();
 
     // Another user in a fresh browser profile still sees the banner.
     const other = await signedInContext(browser, { ...ALICE, id: '1f7c2a9d-0000-4000-8000-000000000003', email: 'bob@example.com' });
     const otherPage = await other.newPage();
-    await otherPage.goto(platform.shellUrl + '/dashboard');
+    await otherPage.goto(`${platform.shellUrl}/dashboard`);
     await otherPage.getByTestId('promo-banner').waitFor();
     await expect(otherPage.getByTestId('user-short-name').textContent()).resolves.toBe('bob');
     await other.close();
@@ -180,7 +189,7 @@ describe('a dead remote', () => {
   it('shows a fallback with Retry in its own slot while the rest of the dashboard works', async () => {
     const context = await signedInContext(browser, ALICE);
     const page = await context.newPage();
-    await page.goto(platform.shellUrl + '/dashboard/assets/images');
+    await page.goto(`${platform.shellUrl}/dashboard/assets/images`);
     const fallback = page.getByTestId('remote-fallback-mfe_assets');
     await fallback.waitFor({ timeout: 15_000 });
     await expect(fallback.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(1);

@@ -63,7 +63,9 @@ export function createLocalSupabase(opts: { db: Db; config: LocalSupabaseConfig;
   app.route('/auth/v1', createAuthApp(ctx));
   app.route('/rest/v1', createRestApp(ctx));
   app.route('/_dev', createDevApp(ctx));
-  app.get('/', (c) => c.json({ name: 'local supabase-compatible services', auth: '/auth/v1', rest: '/rest/v1', realtime: '/realtime/v1/websocket', mailbox: '/_dev/mailbox' }));
+  app.get('/', (c) =>
+    c.json({ name: 'local supabase-compatible services', auth: '/auth/v1', rest: '/rest/v1', realtime: '/realtime/v1/websocket', mailbox: '/_dev/mailbox' }),
+  );
   const realtime = createRealtime(ctx);
   return {
     app,

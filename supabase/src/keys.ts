@@ -24,7 +24,7 @@ export class JwtError extends Error {
 
 const encoder = new TextEncoder();
 
-export function secretKey(secret: string) {
+function secretKey(secret: string) {
   return encoder.encode(secret);
 }
 
@@ -35,7 +35,7 @@ export async function signJwt(claims: JwtClaims, secret: string): Promise<string
 
 /** Verifies an HS256 JWT with PostgREST's 30 s clock skew. Throws JwtError. */
 export async function verifyJwt(token: string, secret: string): Promise<JwtClaims> {
-  if (!token || token.split('.').length !== 3) throw new JwtError('Expected 3 parts in JWT; got ' + (token ? token.split('.').length : 0), 'malformed');
+  if (token?.split('.').length !== 3) throw new JwtError(`Expected 3 parts in JWT; got ${token ? token.split('.').length : 0}`, 'malformed');
   try {
     const { payload } = await jwtVerify(token, secretKey(secret), { algorithms: ['HS256'], clockTolerance: 30 });
     return payload as JwtClaims;
@@ -44,9 +44,4 @@ export async function verifyJwt(token: string, secret: string): Promise<JwtClaim
     if (e instanceof joseErrors.JWSSignatureVerificationFailed) throw new JwtError('JWSError JWSInvalidSignature', 'invalid');
     throw new JwtError(e instanceof Error ? e.message : 'invalid JWT', 'malformed');
   }
-}
-
-/** Creates an API role key (legacy style: a long-lived JWT with only iss/role/exp). */
-export async function makeRoleKey(role: 'anon' | 'service_role', secret: string): Promise<string> {
-  return signJwt({ iss: 'supabase-demo', role, exp: 1983812996 }, secret);
 }

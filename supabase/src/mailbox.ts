@@ -19,9 +19,7 @@ export class DevMailbox {
   private messages: MailMessage[] = [];
   private nextId = 1;
 
-  constructor(
-    private readonly opts: { log?: (line: string) => void; max?: number } = {},
-  ) {}
+  constructor(private readonly opts: { log?: (line: string) => void; max?: number } = {}) {}
 
   send(msg: Omit<MailMessage, 'id' | 'createdAt'>): MailMessage {
     const full: MailMessage = { ...msg, id: this.nextId++, createdAt: new Date().toISOString() };

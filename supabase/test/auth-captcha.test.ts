@@ -16,8 +16,20 @@ describe.each(testDatabaseKinds())('auth captcha (self-hosted ALTCHA) on %s', (k
   async function otp(token: string | undefined, email = uniqueEmail('captcha')) {
     const res = await fetch(`${sb.url}/auth/v1/otp`, {
       method: 'POST',
-      headers: { apikey: sb.config.anonKey, authorization: `Bearer ${sb.config.anonKey}`, 'content-type': 'application/json;charset=UTF-8', 'x-supabase-api-version': '2024-01-01' },
-      body: JSON.stringify({ email, data: {}, create_user: true, gotrue_meta_security: token === undefined ? {} : { captcha_token: token }, code_challenge: null, code_challenge_method: null }),
+      headers: {
+        apikey: sb.config.anonKey,
+        authorization: `Bearer ${sb.config.anonKey}`,
+        'content-type': 'application/json;charset=UTF-8',
+        'x-supabase-api-version': '2024-01-01',
+      },
+      body: JSON.stringify({
+        email,
+        data: {},
+        create_user: true,
+        gotrue_meta_security: token === undefined ? {} : { captcha_token: token },
+        code_challenge: null,
+        code_challenge_method: null,
+      }),
     });
     return { status: res.status, body: (await res.json()) as unknown };
   }

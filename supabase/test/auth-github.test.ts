@@ -55,7 +55,12 @@ describe.each(testDatabaseKinds())('auth: GitHub through the fake provider on %s
     expect(session.provider_token).toMatch(/^gho_/);
     expect(session.user.email).toBe(email);
     expect(session.user.app_metadata).toEqual({ provider: 'github', providers: ['github'] });
-    expect(session.user.user_metadata).toMatchObject({ user_name: 'octo-dev', preferred_username: 'octo-dev', iss: 'https://api.github.com', email_verified: true });
+    expect(session.user.user_metadata).toMatchObject({
+      user_name: 'octo-dev',
+      preferred_username: 'octo-dev',
+      iss: 'https://api.github.com',
+      email_verified: true,
+    });
     expect(session.user.identities?.[0]).toMatchObject({ provider: 'github', user_id: session.user.id, email });
     const claims = decodeJwt(session.access_token);
     expect(claims.amr).toEqual([{ method: 'oauth', timestamp: expect.any(Number) }]);

@@ -85,7 +85,9 @@ describe.each(testDatabaseKinds())('auth (GoTrue subset) with supabase-js on %s'
     expect(claims.amr).toEqual([{ method: 'magiclink', timestamp: expect.any(Number) }]);
 
     // The first sign-in created the account row (trigger on auth.users).
-    const acct = await sb.db.query<{ email: string; credits: number; plan: string; api_key: string }>('select * from public.mdusers where id = $1', [session.user.id]);
+    const acct = await sb.db.query<{ email: string; credits: number; plan: string; api_key: string }>('select * from public.mdusers where id = $1', [
+      session.user.id,
+    ]);
     expect(acct.rows[0]).toMatchObject({ email, credits: 0, plan: 'zero' });
     expect(acct.rows[0].api_key.length).toBeGreaterThanOrEqual(32);
 
@@ -241,7 +243,9 @@ describe.each(testDatabaseKinds())('auth (GoTrue subset) with supabase-js on %s'
     expect(await call('/otp', { method: 'POST', headers: h, body: '{"email":' })).toMatchObject({ status: 400, body: { code: 'bad_json' } });
     expect(await call('/otp', { method: 'POST', headers: h, body: '[1]' })).toMatchObject({ status: 400, body: { code: 'bad_json' } });
     const token = await captchaToken(sb.url);
-    expect(await call('/otp', { method: 'POST', headers: h, body: JSON.stringify({ email: 'not-an-email', gotrue_meta_security: { captcha_token: token } }) })).toEqual({
+    expect(
+      await call('/otp', { method: 'POST', headers: h, body: JSON.stringify({ email: 'not-an-email', gotrue_meta_security: { captcha_token: token } }) }),
+    ).toEqual({
       status: 400,
       body: { code: 'validation_failed', message: 'Unable to validate email address: invalid format' },
     });
@@ -253,8 +257,14 @@ describe.each(testDatabaseKinds())('auth (GoTrue subset) with supabase-js on %s'
     });
     expect(await call('/token?grant_type=pkce', { method: 'POST', headers: h, body: 'nope' })).toMatchObject({ status: 400, body: { code: 'bad_json' } });
     expect(await call('/user', { headers: { authorization: 'Bearer x' } })).toEqual({ status: 401, body: { message: 'No API key found in request' } });
-    expect(await call('/user', { headers: { apikey: sb.config.anonKey } })).toMatchObject({ status: 403, body: { code: 'bad_jwt', message: 'invalid claim: missing sub claim' } });
-    expect(await call('/user', { headers: { apikey: sb.config.anonKey, authorization: 'Bearer a.b.c' } })).toMatchObject({ status: 403, body: { code: 'bad_jwt' } });
+    expect(await call('/user', { headers: { apikey: sb.config.anonKey } })).toMatchObject({
+      status: 403,
+      body: { code: 'bad_jwt', message: 'invalid claim: missing sub claim' },
+    });
+    expect(await call('/user', { headers: { apikey: sb.config.anonKey, authorization: 'Bearer a.b.c' } })).toMatchObject({
+      status: 403,
+      body: { code: 'bad_jwt' },
+    });
     expect(await call('/logout?scope=everyone', { method: 'POST', headers: h })).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
     expect(await call('/verify', { method: 'POST', headers: h, body: JSON.stringify({ type: 'email', email: 'a@example.com', token: '123456' }) })).toEqual({
       status: 403,

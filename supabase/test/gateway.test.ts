@@ -28,7 +28,11 @@ describe('local services envelope', () => {
   it('answers CORS preflights and exposes the headers supabase-js reads', async () => {
     const res = await fetch(`${sb.url}/rest/v1/tasks?select=*`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'GET', 'access-control-request-headers': 'apikey,authorization,prefer,x-client-info' },
+      headers: {
+        origin: 'http://localhost:3000',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'apikey,authorization,prefer,x-client-info',
+      },
     });
     expect(res.status).toBeLessThan(300);
     expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');

@@ -11,7 +11,7 @@ describe('local API keys', () => {
 
   it.each([
     ['not a jwt', 'abc', 'malformed'],
-    ['a bad signature', DEFAULT_ANON_KEY.slice(0, -2) + 'xx', 'invalid'],
+    ['a bad signature', `${DEFAULT_ANON_KEY.slice(0, -2)}xx`, 'invalid'],
   ])('rejects %s', async (_name, token, reason) => {
     await expect(verifyJwt(token, DEFAULT_JWT_SECRET)).rejects.toMatchObject({ reason });
   });

@@ -9,6 +9,7 @@ import { startLocalSupabase, testDatabaseKinds, type RunningLocalSupabase } from
 const A = 'aaaaaaaa-1111-4111-8111-111111111111';
 const B = 'bbbbbbbb-2222-4222-8222-222222222222';
 
+// biome-ignore lint/suspicious/noExplicitAny: frames are read field by field in assertions
 type Frame = [string | null, string | null, string, string, Record<string, any>];
 
 async function waitFor<T>(probe: () => T | undefined | false, what: string, ms = 4000): Promise<T> {
@@ -76,7 +77,7 @@ describe.each(testDatabaseKinds())('realtime wire protocol on %s', (kind) => {
 
   beforeAll(async () => {
     running = await startLocalSupabase(kind);
-    wsBase = running.url.replace(/^http/, 'ws') + '/realtime/v1/websocket';
+    wsBase = `${running.url.replace(/^http/, 'ws')}/realtime/v1/websocket`;
     await running.db.query(`insert into auth.users (id, email) values ($1, 'a@example.com'), ($2, 'b@example.com')`, [A, B]);
   });
   afterEach(() => {
@@ -234,8 +235,7 @@ describe.each(testDatabaseKinds())('realtime wire protocol on %s', (kind) => {
     await s.next((f) => f[2] === 'phoenix', 'the heartbeat reply after the push');
     expect(s.all((f) => f[1] === pushRef)).toEqual([]);
 
-    const insert = (user: string) =>
-      running.db.query(`insert into public.tasks (user_id, email, type) values ($1, 'x@example.com', 'imagine')`, [user]);
+    const insert = (user: string) => running.db.query(`insert into public.tasks (user_id, email, type) values ($1, 'x@example.com', 'imagine')`, [user]);
     await insert(A);
     await insert(B);
     const got = await s.next((f) => f[3] === 'postgres_changes', 'the change');
@@ -276,7 +276,13 @@ describe.each(testDatabaseKinds())('realtime wire protocol on %s', (kind) => {
     expect(second.reply[4]).toEqual({ status: 'ok', response: { postgres_changes: [] } });
 
     s.send([second.joinRef, '901', 'realtime:dup', 'phx_leave', {}]);
-    expect(await s.next((f) => f[1] === '901', 'the leave reply')).toEqual([second.joinRef, '901', 'realtime:dup', 'phx_reply', { status: 'ok', response: {} }]);
+    expect(await s.next((f) => f[1] === '901', 'the leave reply')).toEqual([
+      second.joinRef,
+      '901',
+      'realtime:dup',
+      'phx_reply',
+      { status: 'ok', response: {} },
+    ]);
     await s.next((f) => f[3] === 'phx_close' && f[0] === second.joinRef, 'the close');
     s.send([second.joinRef, '902', 'realtime:dup', 'phx_leave', {}]);
     expect((await s.next((f) => f[1] === '902', 'the reply after leaving'))[4].response).toEqual({ reason: 'unmatched topic' });
@@ -286,7 +292,13 @@ describe.each(testDatabaseKinds())('realtime wire protocol on %s', (kind) => {
     const s = await open();
     const { joinRef } = await join(s, 'realtime:short', [], await jwt({ sub: A, exp: Math.floor(Date.now() / 1000) + 1 }));
     const system = await s.next((f) => f[3] === 'system', 'the expiry', 3000);
-    expect(system).toEqual([joinRef, null, 'realtime:short', 'system', { extension: 'system', status: 'error', message: expect.stringMatching(/^Token has expired/), channel: 'short' }]);
+    expect(system).toEqual([
+      joinRef,
+      null,
+      'realtime:short',
+      'system',
+      { extension: 'system', status: 'error', message: expect.stringMatching(/^Token has expired/), channel: 'short' },
+    ]);
     await s.next((f) => f[3] === 'phx_close', 'the close');
   });
 });

@@ -8,6 +8,7 @@ import { startLocalSupabase, testDatabaseKinds, type RunningLocalSupabase } from
 const A = 'aaaaaaaa-1111-4111-8111-111111111111';
 const B = 'bbbbbbbb-2222-4222-8222-222222222222';
 
+// biome-ignore lint/suspicious/noExplicitAny: rows are read field by field in assertions
 type Row = Record<string, any>;
 // the payload as the callbacks receive it, with `new`/`old` readable without narrowing
 type Change = Omit<RealtimePostgresChangesPayload<Row>, 'new' | 'old'> & { new: Row; old: Row };
@@ -43,7 +44,14 @@ describe.each(testDatabaseKinds())('realtime postgres_changes with supabase-js o
 
   const userJwt = (sub: string, ttlSeconds = 3600) =>
     signJwt(
-      { sub, role: 'authenticated', aud: 'authenticated', email: sub === A ? 'a@example.com' : 'b@example.com', session_id: randomUUID(), exp: Math.floor(Date.now() / 1000) + ttlSeconds },
+      {
+        sub,
+        role: 'authenticated',
+        aud: 'authenticated',
+        email: sub === A ? 'a@example.com' : 'b@example.com',
+        session_id: randomUUID(),
+        exp: Math.floor(Date.now() / 1000) + ttlSeconds,
+      },
       running.config.jwtSecret,
     );
 
@@ -124,7 +132,14 @@ describe.each(testDatabaseKinds())('realtime postgres_changes with supabase-js o
     ]);
     const [change] = await waitFor(() => events.length > 0 && events, 'the task update');
     expect(events).toHaveLength(1);
-    expect(change.new).toMatchObject({ id: watched, status: 'running', percentage: 40, complete: false, image_urls: ['https://cdn.example/1.png'], result: { seed: 7 } });
+    expect(change.new).toMatchObject({
+      id: watched,
+      status: 'running',
+      percentage: 40,
+      complete: false,
+      image_urls: ['https://cdn.example/1.png'],
+      result: { seed: 7 },
+    });
     expect(change.old).toEqual({ id: watched });
   });
 
@@ -223,7 +238,7 @@ describe.each(testDatabaseKinds())('realtime postgres_changes with supabase-js o
   });
 
   it('refuses an invalid apikey at connect with a 401 JSON error', async () => {
-    const wsUrl = running.url.replace(/^http/, 'ws') + '/realtime/v1/websocket?vsn=2.0.0&apikey=not-a-jwt';
+    const wsUrl = `${running.url.replace(/^http/, 'ws')}/realtime/v1/websocket?vsn=2.0.0&apikey=not-a-jwt`;
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const ws = new WebSocket(wsUrl);
       ws.on('open', () => reject(new Error('connected with an invalid apikey')));

@@ -134,7 +134,18 @@ describe('URL grammar', () => {
       { kind: 'column', field: { name: 'name', path: [] }, alias: 'n', cast: undefined },
       { kind: 'column', field: { name: 'age', path: [] }, alias: undefined, cast: 'text' },
       { kind: 'column', field: { name: 'full name', path: [] }, alias: undefined, cast: undefined },
-      { kind: 'column', field: { name: 'data', path: [{ arrow: '->', key: 'a' }, { arrow: '->>', key: 'b' }] }, alias: undefined, cast: undefined },
+      {
+        kind: 'column',
+        field: {
+          name: 'data',
+          path: [
+            { arrow: '->', key: 'a' },
+            { arrow: '->>', key: 'b' },
+          ],
+        },
+        alias: undefined,
+        cast: undefined,
+      },
     ]);
     expect(parseSelect('*', 't')).toEqual([{ kind: 'star' }]);
     expect(pgrstError(() => parseSelect('id,owner:profiles(id)', 'tasks')).body).toMatchObject({ code: 'PGRST200' });

@@ -29,7 +29,10 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
   /** A signed-in user without the auth service: an auth.users row (the trigger makes mdusers) and a JWT. */
   async function makeUser(email: string): Promise<TestUser> {
     const id = randomUUID();
-    await running.db.query(`insert into auth.users (id, email, aud, role, created_at, updated_at) values ($1, $2, 'authenticated', 'authenticated', now(), now())`, [id, email]);
+    await running.db.query(
+      `insert into auth.users (id, email, aud, role, created_at, updated_at) values ($1, $2, 'authenticated', 'authenticated', now(), now())`,
+      [id, email],
+    );
     const jwt = await userJwt(id, email);
     const client = createClient(running.url, running.config.anonKey, {
       accessToken: async () => jwt,
@@ -38,7 +41,10 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
     return { id, email, jwt, client };
   }
 
-  async function addTask(user: { id: string; email: string }, fields: { prompt: string; status: string; percentage?: number; note?: string | null; minutesAgo: number }) {
+  async function addTask(
+    user: { id: string; email: string },
+    fields: { prompt: string; status: string; percentage?: number; note?: string | null; minutesAgo: number },
+  ) {
     const r = await running.db.query<{ id: string }>(
       `insert into public.tasks (user_id, email, type, status, prompt, percentage, note, created_at)
        values ($1, $2, 'imagine', $3, $4, $5, $6, now() - make_interval(mins => $7::int)) returning id`,
@@ -74,7 +80,12 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
   });
 
   it('selects with eq, order, range and an exact count (206 partial)', async () => {
-    const r = await a.client.from('tasks').select('id,prompt,status', { count: 'exact' }).eq('email', a.email).order('created_at', { ascending: false }).range(0, 1);
+    const r = await a.client
+      .from('tasks')
+      .select('id,prompt,status', { count: 'exact' })
+      .eq('email', a.email)
+      .order('created_at', { ascending: false })
+      .range(0, 1);
     expect(r.error).toBeNull();
     expect(r.status).toBe(206);
     expect(r.count).toBe(5);
@@ -90,7 +101,11 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
   it('exposes Content-Range to browsers (CORS) and answers preflights', async () => {
     const pre = await fetch(`${running.url}/rest/v1/tasks?select=*`, {
       method: 'OPTIONS',
-      headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'apikey,authorization,prefer,accept-profile' },
+      headers: {
+        Origin: 'http://localhost:3000',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'apikey,authorization,prefer,accept-profile',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
@@ -148,7 +163,11 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
 
   it('select aliases, casts and JSON paths are serialized by Postgres', async () => {
     await running.db.query(`update public.tasks set result = '{"message":"boom","songs":[{"audio_url":"u1"}]}' where id = $1`, [aTasks[1]]);
-    const r = await a.client.from('tasks').select('p:percentage::text,result->>message,url:result->songs->0->>audio_url,result->songs').eq('id', aTasks[1]).single();
+    const r = await a.client
+      .from('tasks')
+      .select('p:percentage::text,result->>message,url:result->songs->0->>audio_url,result->songs')
+      .eq('id', aTasks[1])
+      .single();
     expect(r.error).toBeNull();
     expect(r.data).toEqual({ p: '10', message: 'boom', url: 'u1', songs: [{ audio_url: 'u1' }] });
     const filtered = await a.client.from('tasks').select('id').eq('result->>message', 'boom');
@@ -217,7 +236,10 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
     expect(v).toMatchObject({ status: 204, data: null, error: null });
     const s = await a.client.rpc('rest_test_series', { n: 5 }, { count: 'exact' }).gt('i', 1).order('i', { ascending: false }).limit(2);
     expect(s.error).toBeNull();
-    expect(s.data).toEqual([{ i: 5, label: 'n5' }, { i: 4, label: 'n4' }]);
+    expect(s.data).toEqual([
+      { i: 5, label: 'n5' },
+      { i: 4, label: 'n4' },
+    ]);
     expect(s.count).toBe(4);
     const ints = await a.client.rpc('rest_test_ints', { n: 3 });
     expect(ints.data).toEqual([1, 2, 3]);
@@ -227,7 +249,10 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
     expect(capped.count).toBe(1500);
     expect(capped.status).toBe(206);
     const get = await a.client.rpc('rest_test_series', { n: 2 }, { get: true });
-    expect(get.data).toEqual([{ i: 1, label: 'n1' }, { i: 2, label: 'n2' }]);
+    expect(get.data).toEqual([
+      { i: 1, label: 'n1' },
+      { i: 2, label: 'n2' },
+    ]);
     const ro = await a.client.rpc('rest_test_write', {}, { get: true });
     expect(ro.status).toBe(405);
     expect(ro.error?.code).toBe('25006');
@@ -263,7 +288,12 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
     }
     const anonWrite = await anon.from('mdusers').update({ auto_topup: true }).eq('id', b.id);
     expect(anonWrite.status).toBe(401);
-    const own = await b.client.from('mdusers').update({ auto_topup: true, auto_topup_amount: 20, auto_topup_min: 500 }).eq('id', b.id).select('auto_topup,auto_topup_amount,auto_topup_min,credits,plan').single();
+    const own = await b.client
+      .from('mdusers')
+      .update({ auto_topup: true, auto_topup_amount: 20, auto_topup_min: 500 })
+      .eq('id', b.id)
+      .select('auto_topup,auto_topup_amount,auto_topup_min,credits,plan')
+      .single();
     expect(own.error).toBeNull();
     expect(own.status).toBe(200);
     expect(own.data).toEqual({ auto_topup: true, auto_topup_amount: 20, auto_topup_min: 500, credits: 0, plan: 'zero' });
@@ -279,7 +309,10 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
   it('writes as service_role: insert, upsert, update, delete with PostgREST statuses', async () => {
     const ins = await service.from('payments').insert({ user_id: a.id, email: a.email, plan_name: 'topup', amount: 10, provider_ref: 'ref-1' });
     expect(ins).toMatchObject({ status: 201, data: null, error: null });
-    const rep = await service.from('payments').insert([{ user_id: a.id, email: a.email, plan_name: 'topup', amount: 20, provider_ref: 'ref-2' }]).select('plan_name,amount,provider_ref');
+    const rep = await service
+      .from('payments')
+      .insert([{ user_id: a.id, email: a.email, plan_name: 'topup', amount: 20, provider_ref: 'ref-2' }])
+      .select('plan_name,amount,provider_ref');
     expect(rep.status).toBe(201);
     expect(rep.data).toEqual([{ plan_name: 'topup', amount: 20, provider_ref: 'ref-2' }]);
     const dup = await service.from('payments').insert({ user_id: a.id, email: a.email, plan_name: 'topup', amount: 10, provider_ref: 'ref-1' });
@@ -292,7 +325,10 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
       .single();
     expect(up.error).toBeNull();
     expect(up.data).toEqual({ plan_name: 'merged', amount: 11 });
-    const ignored = await service.from('payments').upsert({ user_id: a.id, email: a.email, plan_name: 'ignored', amount: 1, provider_ref: 'ref-1' }, { onConflict: 'provider_ref', ignoreDuplicates: true }).select();
+    const ignored = await service
+      .from('payments')
+      .upsert({ user_id: a.id, email: a.email, plan_name: 'ignored', amount: 1, provider_ref: 'ref-1' }, { onConflict: 'provider_ref', ignoreDuplicates: true })
+      .select();
     expect(ignored.data).toEqual([]);
     const upd = await service.from('payments').update({ amount: 12 }).eq('provider_ref', 'ref-1').select('amount');
     expect(upd).toMatchObject({ status: 200, data: [{ amount: 12 }] });
@@ -322,11 +358,16 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
     expect(malformed.status).toBe(401);
     expect((await malformed.json()).code).toBe('PGRST301');
     expect(malformed.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
-    const badSig = await rest('tasks', { token: await signJwt({ sub: a.id, role: 'authenticated', exp: Math.floor(Date.now() / 1000) + 60 }, 'another-secret-another-secret-another-secret') });
+    const badSig = await rest('tasks', {
+      token: await signJwt({ sub: a.id, role: 'authenticated', exp: Math.floor(Date.now() / 1000) + 60 }, 'another-secret-another-secret-another-secret'),
+    });
     expect(badSig.status).toBe(401);
     expect((await badSig.json()).code).toBe('PGRST301');
     const expiredJwt = await userJwt(a.id, a.email, -120);
-    const expiredClient = createClient(running.url, running.config.anonKey, { accessToken: async () => expiredJwt, realtime: { transport: WebSocket as never } });
+    const expiredClient = createClient(running.url, running.config.anonKey, {
+      accessToken: async () => expiredJwt,
+      realtime: { transport: WebSocket as never },
+    });
     const expired = await expiredClient.from('tasks').select('*');
     expect(expired.status).toBe(401);
     expect(expired.error).toMatchObject({ code: 'PGRST303', message: 'JWT expired' });
@@ -391,7 +432,7 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
       'tasks?select=id&status=fts(x%27;drop).a',
       'tasks%22;drop%20table%20tasks;--?select=id',
       'rpc/toggle_favorite%22;drop?select=id',
-      'tasks?select=id&' + 'x'.repeat(5000) + '=eq.1',
+      `tasks?select=id&${'x'.repeat(5000)}=eq.1`,
     ];
     for (const p of paths) {
       const res = await rest(p, { token: a.jwt });
@@ -425,7 +466,9 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
 
   it('requests do not leak role or claims into the next one', async () => {
     await a.client.from('tasks').select('id');
-    const r = await running.db.query<{ u: string; c: string | null }>(`select current_user::text as u, nullif(current_setting('request.jwt.claims', true), '') as c`);
+    const r = await running.db.query<{ u: string; c: string | null }>(
+      `select current_user::text as u, nullif(current_setting('request.jwt.claims', true), '') as c`,
+    );
     expect(r.rows[0]).toEqual({ u: 'postgres', c: null });
   });
 });

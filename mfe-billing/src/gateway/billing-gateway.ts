@@ -7,7 +7,7 @@ import { ApiError, DEFAULT_API_ERROR, useApiClient, type ApiClient } from '@aim/
 import { useUserRow } from '@aim/shared-kit/session';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
 
-export type ProviderKind = 'sandbox' | 'stripe';
+type ProviderKind = 'sandbox' | 'stripe';
 
 /** GET /billing/config: which payment form to show, and the server's catalog. */
 export type BillingConfig = {
@@ -25,7 +25,7 @@ export type PaymentMethod = { id: string; brand: string; last4: string; exp_mont
 /** A row of public.payments: one paid invoice. */
 export type Invoice = { id: string; invoice_number: string; payment_date: string; plan_name: string; amount: number | string };
 
-export type AutoTopUpInput = { auto_topup: boolean; auto_topup_min: number; auto_topup_amount: number };
+type AutoTopUpInput = { auto_topup: boolean; auto_topup_min: number; auto_topup_amount: number };
 
 /** What a payment or card setup asks the payment form to confirm. */
 export type Intent = { kind: 'payment' | 'setup'; clientSecret: string };
@@ -42,7 +42,7 @@ export type SandboxConfirmResult = {
 
 export type SandboxCard = { number: string; exp_month: number; exp_year: number; cvc: string; name?: string | null };
 
-export type SandboxConfirmInput = { clientSecret: string; card?: SandboxCard; threeDSecure?: 'approve' | 'fail' };
+type SandboxConfirmInput = { clientSecret: string; card?: SandboxCard; threeDSecure?: 'approve' | 'fail' };
 
 export type BillingGateway = {
   /** False until the user's API key is known: every call needs it. */
@@ -74,7 +74,7 @@ type SupabaseClient = ReturnType<typeof getSupabaseClient>;
 // One config request per API key and page: it only changes with a deploy.
 const configs = new Map<string, Promise<BillingConfig>>();
 
-export function createBillingGateway(api: ApiClient, supabase: SupabaseClient, apiKey: string | null): BillingGateway {
+function createBillingGateway(api: ApiClient, supabase: SupabaseClient, apiKey: string | null): BillingGateway {
   const quiet = { toastOnError: false } as const;
   const post = <T>(path: string, body?: unknown) => api.post<T>(path, body, quiet);
   const cards = async (path: string, paymentMethodId: string) => (await post<{ paymentMethods: PaymentMethod[] }>(path, { paymentMethodId })).paymentMethods;

@@ -9,7 +9,11 @@ const started = new Set<string>();
  * Spec §4: the payment customer is created when customer_id is empty, and if that fails the user
  * is logged out (a dashboard whose payments cannot work is not left half usable).
  */
-export async function ensureCustomer(gateway: BillingGateway, row: { id: string; customer_id: string | null } | null, logOut: () => Promise<void> = signOut): Promise<void> {
+export async function ensureCustomer(
+  gateway: BillingGateway,
+  row: { id: string; customer_id: string | null } | null,
+  logOut: () => Promise<void> = signOut,
+): Promise<void> {
   if (!row || row.customer_id || !gateway.ready || started.has(row.id)) return;
   started.add(row.id);
   try {

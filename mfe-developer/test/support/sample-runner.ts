@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Recorded = { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: string };
+type Recorded = { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: string };
 
 export type Recorder = { baseUrl: string; requests: Recorded[]; close(): Promise<void> };
 

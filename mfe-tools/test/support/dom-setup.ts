@@ -7,7 +7,16 @@ if (typeof window !== 'undefined') {
     disconnect() {}
   };
   window.matchMedia ??= (query: string) =>
-    ({ matches: false, media: query, onchange: null, addEventListener() {}, removeEventListener() {}, addListener() {}, removeListener() {}, dispatchEvent: () => false }) as MediaQueryList;
+    ({
+      matches: false,
+      media: query,
+      onchange: null,
+      addEventListener() {},
+      removeEventListener() {},
+      addListener() {},
+      removeListener() {},
+      dispatchEvent: () => false,
+    }) as MediaQueryList;
   window.scrollTo ??= () => undefined;
   Element.prototype.scrollTo ??= () => undefined;
 }

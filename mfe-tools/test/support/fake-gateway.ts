@@ -2,7 +2,7 @@ import { vi } from 'vitest';
 import type { LoadedTask, MidjourneyGateway } from '../../src/features/midjourney/gateway.ts';
 import type { MidjourneyTask } from '../../src/features/midjourney/task-model.ts';
 
-export const cells = (id: string) => [1, 2, 3, 4].map((i) => `http://localhost:8080/media/${id}-${i}.png`);
+const cells = (id: string) => [1, 2, 3, 4].map((i) => `http://localhost:8080/media/${id}-${i}.png`);
 
 export function makeTask(over: Partial<MidjourneyTask> = {}): MidjourneyTask {
   const id = over.id ?? 'task-1';

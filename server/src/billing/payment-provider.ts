@@ -10,7 +10,7 @@
  */
 import type { PlanId } from './catalog.ts';
 
-export type ProviderKind = 'sandbox' | 'stripe';
+type ProviderKind = 'sandbox' | 'stripe';
 
 /** What a one-off payment intent is for (Stripe: `metadata.kind`; intents without it are ignored). */
 export type PaymentKind = 'topup' | 'trial' | 'auto_topup';
@@ -71,12 +71,7 @@ export interface PaymentProvider {
   createSubscription(input: { customerId: string; plan: PlanId; idempotencyKey: string }): Promise<SubscriptionCheckout>;
 
   /** A plan change billed at once (Stripe: proration_behavior always_invoice, pending_if_incomplete). */
-  changeSubscriptionPlan(input: {
-    customerId: string;
-    subscriptionId: string;
-    plan: PlanId;
-    idempotencyKey: string;
-  }): Promise<SubscriptionCheckout>;
+  changeSubscriptionPlan(input: { customerId: string; subscriptionId: string; plan: PlanId; idempotencyKey: string }): Promise<SubscriptionCheckout>;
 
   /** Stops renewal at the period end (Stripe: cancel_at_period_end). */
   cancelSubscription(input: { customerId: string; subscriptionId: string }): Promise<{ currentPeriodEnd: Date | null }>;

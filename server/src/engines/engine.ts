@@ -10,8 +10,6 @@ export type CellIndex = 1 | 2 | 3 | 4;
 /** `1x` is Midjourney's plain U button (the cell as is); the others enlarge the cell. */
 export type UpscaleType = '1x' | 'subtle' | 'creative' | '2x' | '4x';
 
-export const UPSCALE_TYPES: readonly UpscaleType[] = ['1x', 'subtle', 'creative', '2x', '4x'];
-
 export type AspectRatio = '1:1' | '16:9' | '9:16' | '4:3' | '3:4' | '3:2' | '2:3';
 
 /**
@@ -50,15 +48,7 @@ export type EngineJob = JobBase &
 
 export type EngineJobKind = EngineJob['kind'];
 
-export const ENGINE_JOB_KINDS: readonly EngineJobKind[] = [
-  'imagine',
-  'reroll',
-  'variation',
-  'upscale',
-  'seed',
-  'flux-imagine',
-  'ideogram-imagine',
-];
+export const ENGINE_JOB_KINDS: readonly EngineJobKind[] = ['imagine', 'reroll', 'variation', 'upscale', 'seed', 'flux-imagine', 'ideogram-imagine'];
 
 /** Image bytes rendered here, or a URL an upstream serves (to be copied into our store). */
 export type EngineImage =
@@ -131,11 +121,7 @@ export class EngineError extends Error {
   readonly detail?: string;
   readonly upstreamId?: string;
 
-  constructor(
-    code: EngineErrorCode,
-    message: string,
-    options: { retryable?: boolean; detail?: string; upstreamId?: string; cause?: unknown } = {},
-  ) {
+  constructor(code: EngineErrorCode, message: string, options: { retryable?: boolean; detail?: string; upstreamId?: string; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'EngineError';
     this.code = code;

@@ -69,9 +69,7 @@ function renderOperation(baseUrl: string, method: string, path: string, op: Oper
   ${op.description ? `<p>${escapeHtml(op.description)}</p>` : ''}
   <p class="auth">${op.security?.length ? 'Requires your API key in the <code>Authorization</code> header.' : 'No authentication.'}</p>
   ${
-    op.requestBody
-      ? `<h4>Request body${op.requestBody.required ? '' : ' (optional)'}</h4>${requestExample === undefined ? '' : codeBlock(requestExample)}`
-      : ''
+    op.requestBody ? `<h4>Request body${op.requestBody.required ? '' : ' (optional)'}</h4>${requestExample === undefined ? '' : codeBlock(requestExample)}` : ''
   }
   <h4>Example</h4>${curlSample(baseUrl, method, path, op, requestExample)}
   <h4>Responses</h4><ul class="responses">${responses}</ul>
@@ -107,9 +105,12 @@ export function renderDocsPage(doc: OpenApiDocument): string {
   }
   const errorExample = schemas.ErrorResponse?.example;
   const toc = ops
-    .map(({ method, path, op }) => `<li><a href="#${escapeHtml(anchorId(method, path))}">${method.toUpperCase()} ${escapeHtml(path)}</a>${
-      op.summary ? ` <span class="muted">– ${escapeHtml(op.summary)}</span>` : ''
-    }</li>`)
+    .map(
+      ({ method, path, op }) =>
+        `<li><a href="#${escapeHtml(anchorId(method, path))}">${method.toUpperCase()} ${escapeHtml(path)}</a>${
+          op.summary ? ` <span class="muted">– ${escapeHtml(op.summary)}</span>` : ''
+        }</li>`,
+    )
     .join('');
   return `<!doctype html>
 <html lang="en">

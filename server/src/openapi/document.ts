@@ -27,8 +27,7 @@ export function openApiDocument<E extends Env>(app: OpenAPIHono<E>, config: ApiC
         title: 'AI media API',
         version: '1.0.0',
         description:
-          'The AI media provider API. Authenticate with your API key in the Authorization header. ' +
-          'Every error answers { "errors": [{ "msg", "code" }] }.',
+          'The AI media provider API. Authenticate with your API key in the Authorization header. ' + 'Every error answers { "errors": [{ "msg", "code" }] }.',
       },
       servers: [{ url: config.publicUrl }],
     }));

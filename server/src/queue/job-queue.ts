@@ -51,5 +51,3 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
     listen: (onJob: (queue: string) => void) => db.listen(JOB_CHANNEL, onJob),
   };
 }
-
-export type JobQueue = ReturnType<typeof createJobQueue>;

@@ -285,7 +285,15 @@ export function billingRepository(q: Queryable) {
      * in a row, or when `disable` says retrying cannot help, auto top-up turns off with the
      * reason stored for the dashboard.
      */
-    async attemptFailed(a: { attemptId: string; intentId: string | null; code: string; message: string; at: Date; maxFailures: number; disable: boolean }): Promise<AutoTopUpSettings | undefined> {
+    async attemptFailed(a: {
+      attemptId: string;
+      intentId: string | null;
+      code: string;
+      message: string;
+      at: Date;
+      maxFailures: number;
+      disable: boolean;
+    }): Promise<AutoTopUpSettings | undefined> {
       const { rows } = await q.query<{ user_id: string }>(
         `update public.billing_auto_topup_attempts
             set status = 'failed', intent_id = coalesce(intent_id, $2), error_code = $3, error_message = $4, finished_at = $5

@@ -60,7 +60,9 @@ export function jobRepository(q: Queryable) {
             set state = 'active', attempts = j.attempts + 1, lease_token = gen_random_uuid(), locked_by = $3,
                 lease_expires_at = now() + make_interval(secs => $4), updated_at = now()
            from picked where j.task_id = picked.task_id
-         returning ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}`,
+         returning ${JOB_COLUMNS.split(', ')
+           .map((c) => `j.${c}`)
+           .join(', ')}`,
         [opts.queue, take, opts.workerId, opts.leaseSeconds, opts.exclude],
       );
       return rows;
@@ -121,7 +123,9 @@ export function jobRepository(q: Queryable) {
          update public.task_jobs j set lease_token = gen_random_uuid(), locked_by = $2,
                 lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
            from picked where j.task_id = picked.task_id
-         returning ${JOB_COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}`,
+         returning ${JOB_COLUMNS.split(', ')
+           .map((c) => `j.${c}`)
+           .join(', ')}`,
         [queue, workerId, leaseSeconds],
       );
       return rows;

@@ -6,7 +6,7 @@
 import { isPgError, type Queryable } from '@aim/supabase/db';
 
 /** SQLSTATE public.apply_credit raises instead of letting a balance go negative. */
-export const INSUFFICIENT_CREDITS_SQLSTATE = 'P0402';
+const INSUFFICIENT_CREDITS_SQLSTATE = 'P0402';
 
 export function isInsufficientCredits(error: unknown): boolean {
   return isPgError(error) && error.code === INSUFFICIENT_CREDITS_SQLSTATE;
@@ -94,7 +94,9 @@ export function taskRepository(q: Queryable) {
 
     /** The per-request webhook of a task (a null url means the account's URL), for the webhook sender. */
     async findWebhook(taskId: string): Promise<{ url: string | null; secret: string | null } | undefined> {
-      const { rows } = await q.query<{ url: string | null; secret: string | null }>('select url, secret from public.task_webhooks where task_id = $1', [taskId]);
+      const { rows } = await q.query<{ url: string | null; secret: string | null }>('select url, secret from public.task_webhooks where task_id = $1', [
+        taskId,
+      ]);
       return rows[0];
     },
 

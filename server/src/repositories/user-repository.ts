@@ -20,10 +20,7 @@ export function userRepository(q: Queryable) {
 
     /** Replaces the key with a fresh one; the old key stops matching at commit. */
     async rotateApiKey(userId: string): Promise<string | undefined> {
-      const { rows } = await q.query<{ api_key: string }>(
-        'update public.mdusers set api_key = public.new_api_key() where id = $1 returning api_key',
-        [userId],
-      );
+      const { rows } = await q.query<{ api_key: string }>('update public.mdusers set api_key = public.new_api_key() where id = $1 returning api_key', [userId]);
       return rows[0]?.api_key;
     },
 
@@ -41,10 +38,7 @@ export function userRepository(q: Queryable) {
     },
 
     async setOnboarded(userId: string): Promise<{ onboarded: boolean } | undefined> {
-      const { rows } = await q.query<{ onboarded: boolean }>(
-        'update public.mdusers set onboarded = true where id = $1 returning onboarded',
-        [userId],
-      );
+      const { rows } = await q.query<{ onboarded: boolean }>('update public.mdusers set onboarded = true where id = $1 returning onboarded', [userId]);
       return rows[0];
     },
 

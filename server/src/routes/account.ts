@@ -32,9 +32,7 @@ const WebhookUrlResponse = z
   .object({ integration_webhook_url: z.string().nullable() })
   .openapi('WebhookUrlResponse', { example: { integration_webhook_url: 'https://example.com/hooks/aimedia' } });
 
-const OnboardingStatusResponse = z
-  .object({ onboarded: z.boolean() })
-  .openapi('OnboardingStatusResponse', { example: { onboarded: true } });
+const OnboardingStatusResponse = z.object({ onboarded: z.boolean() }).openapi('OnboardingStatusResponse', { example: { onboarded: true } });
 
 const RecordReferenceRequest = z
   .object({

@@ -27,13 +27,7 @@ import { createBilling, sandboxOf, type Billing } from '../services/billing/bill
 import { cancelSubscription } from '../services/billing/cancel.ts';
 import { billingAccount, createCustomer, existingCustomer } from '../services/billing/customer.ts';
 import { generateInvoice } from '../services/billing/gen-invoice.ts';
-import {
-  addPaymentMethod,
-  createSetupIntent,
-  listPaymentMethods,
-  makeDefaultPaymentMethod,
-  removePaymentMethod,
-} from '../services/billing/payment-methods.ts';
+import { addPaymentMethod, createSetupIntent, listPaymentMethods, makeDefaultPaymentMethod, removePaymentMethod } from '../services/billing/payment-methods.ts';
 import { providerCall } from '../services/billing/provider-errors.ts';
 import { subscribe } from '../services/billing/subscribe.ts';
 import { topUp } from '../services/billing/topup.ts';
@@ -62,10 +56,13 @@ const SubscribeRequest = z
 
 const TopupRequest = z
   .object({
-    amount: z.unknown().optional().openapi({
-      type: 'integer',
-      description: `Dollars: ${TOPUP_PRESETS_DOLLARS.join(', ')} or any multiple of $${TOPUP_BLOCK_DOLLARS} up to ${MAX_TOPUP_DOLLARS} (a digit string is accepted too). $${TOPUP_BLOCK_DOLLARS} = ${CREDITS_PER_BLOCK} credits.`,
-    }),
+    amount: z
+      .unknown()
+      .optional()
+      .openapi({
+        type: 'integer',
+        description: `Dollars: ${TOPUP_PRESETS_DOLLARS.join(', ')} or any multiple of $${TOPUP_BLOCK_DOLLARS} up to ${MAX_TOPUP_DOLLARS} (a digit string is accepted too). $${TOPUP_BLOCK_DOLLARS} = ${CREDITS_PER_BLOCK} credits.`,
+      }),
   })
   .openapi('TopupRequest', { example: { amount: 50 } });
 
@@ -101,7 +98,9 @@ const PaymentMethod = z
 
 const PaymentMethodsResponse = z.object({ paymentMethods: z.array(PaymentMethod) }).openapi('PaymentMethodsResponse', {
   example: {
-    paymentMethods: [{ id: 'pm_sbx_1a2b3c4d5e6f7a8b9c0d1e2f', brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030, name: 'Ada Lovelace', default: true }],
+    paymentMethods: [
+      { id: 'pm_sbx_1a2b3c4d5e6f7a8b9c0d1e2f', brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030, name: 'Ada Lovelace', default: true },
+    ],
   },
 });
 
@@ -111,11 +110,9 @@ const PaymentMethodRequest = z
   .object({ paymentMethodId: id('One of your saved cards.') })
   .openapi('PaymentMethodRequest', { example: { paymentMethodId: 'pm_sbx_1a2b3c4d5e6f7a8b9c0d1e2f' } });
 
-const SetupIntentResponse = z
-  .object({ clientSecret: z.string(), setupIntentId: z.string() })
-  .openapi('SetupIntentResponse', {
-    example: { clientSecret: 'seti_sbx_0f1e2d3c4b5a69788796a5b4_secret_fedcba9876543210fedcba9876543210', setupIntentId: 'seti_sbx_0f1e2d3c4b5a69788796a5b4' },
-  });
+const SetupIntentResponse = z.object({ clientSecret: z.string(), setupIntentId: z.string() }).openapi('SetupIntentResponse', {
+  example: { clientSecret: 'seti_sbx_0f1e2d3c4b5a69788796a5b4_secret_fedcba9876543210fedcba9876543210', setupIntentId: 'seti_sbx_0f1e2d3c4b5a69788796a5b4' },
+});
 
 const AddPaymentMethodRequest = z
   .object({ setupIntentId: id('The setup intent the card was confirmed with.'), paymentMethodId: id('The card it saved.') })
@@ -126,14 +123,27 @@ const AddPaymentMethodResponse = z.object({ paymentMethod: PaymentMethod }).open
 });
 
 const GenInvoiceRequest = z
-  .object({ invoiceId: z.string().trim().min(1, 'Required').max(100, 'At most 100 characters').openapi({ description: 'Invoice number (INV-…), payment id or provider reference.' }) })
+  .object({
+    invoiceId: z
+      .string()
+      .trim()
+      .min(1, 'Required')
+      .max(100, 'At most 100 characters')
+      .openapi({ description: 'Invoice number (INV-…), payment id or provider reference.' }),
+  })
   .openapi('GenInvoiceRequest', { example: { invoiceId: 'INV-1001' } });
 
 const AutoTopUpRequest = z
   .object({
     auto_topup: z.boolean(),
-    auto_topup_min: z.number().int().openapi({ description: `Threshold in credits: ${AUTO_TOPUP_THRESHOLDS.join(', ')}.` }),
-    auto_topup_amount: z.unknown().optional().openapi({ type: 'integer', description: `Dollars to buy, a multiple of $${TOPUP_BLOCK_DOLLARS}.` }),
+    auto_topup_min: z
+      .number()
+      .int()
+      .openapi({ description: `Threshold in credits: ${AUTO_TOPUP_THRESHOLDS.join(', ')}.` }),
+    auto_topup_amount: z
+      .unknown()
+      .optional()
+      .openapi({ type: 'integer', description: `Dollars to buy, a multiple of $${TOPUP_BLOCK_DOLLARS}.` }),
   })
   .openapi('AutoTopUpRequest', { example: { auto_topup: true, auto_topup_min: 500, auto_topup_amount: 20 } });
 
@@ -154,10 +164,17 @@ const BillingConfig = z
     provider: z.enum(['sandbox', 'stripe']),
     publishable_key: z.string().nullable().openapi({ description: 'Stripe only: the publishable key for Stripe.js; null with the sandbox.' }),
     plans: z.array(z.object({ id: z.string(), label: z.string(), amount: z.number(), credits: z.number().int() })),
-    topup: z.object({ presets: z.array(z.number().int()), block_dollars: z.number().int(), credits_per_block: z.number().int(), max_dollars: z.number().int() }),
+    topup: z.object({
+      presets: z.array(z.number().int()),
+      block_dollars: z.number().int(),
+      credits_per_block: z.number().int(),
+      max_dollars: z.number().int(),
+    }),
     trial: z.object({ amount: z.number(), credits: z.number().int(), days: z.number().int() }),
     auto_topup: z.object({ thresholds: z.array(z.number().int()), default_min: z.number().int(), default_amount: z.number().int() }),
-    test_cards: z.array(z.object({ number: z.string(), brand: z.string(), description: z.string() })).openapi({ description: 'Sandbox only: the accepted test cards.' }),
+    test_cards: z
+      .array(z.object({ number: z.string(), brand: z.string(), description: z.string() }))
+      .openapi({ description: 'Sandbox only: the accepted test cards.' }),
   })
   .openapi('BillingConfig', {
     example: {
@@ -201,7 +218,14 @@ const SandboxConfirmResponse = z
     error: z.object({ code: z.string(), decline_code: z.string().optional(), message: z.string() }).nullable(),
   })
   .openapi('SandboxConfirmResponse', {
-    example: { object: 'payment_intent', id: 'pi_sbx_5f0c2a7d9e1b3c4d6e8f0a1b', status: 'succeeded', payment_method: 'pm_sbx_1a2b3c4d5e6f7a8b9c0d1e2f', next_action: null, error: null },
+    example: {
+      object: 'payment_intent',
+      id: 'pi_sbx_5f0c2a7d9e1b3c4d6e8f0a1b',
+      status: 'succeeded',
+      payment_method: 'pm_sbx_1a2b3c4d5e6f7a8b9c0d1e2f',
+      next_action: null,
+      error: null,
+    },
   });
 
 const AdvanceClockRequest = z
@@ -337,7 +361,8 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling(de
       method: 'post',
       path: '/auth/remove-payment-method',
       summary: 'Remove a card',
-      description: 'When the default card is removed the newest other card becomes the default. The only card cannot be removed while a subscription renews or auto top-up is on.',
+      description:
+        'When the default card is removed the newest other card becomes the default. The only card cannot be removed while a subscription renews or auto top-up is on.',
       ...authed,
       request: { body: jsonBody(PaymentMethodRequest) },
       responses: {
@@ -441,7 +466,12 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling(de
           provider: billing.provider.kind,
           publishable_key: isStripeProvider(billing.provider) ? billing.provider.publishableKey : null,
           plans: Object.values(PLANS).map((p) => ({ id: p.id, label: p.label, amount: p.amountCents / 100, credits: p.credits })),
-          topup: { presets: [...TOPUP_PRESETS_DOLLARS], block_dollars: TOPUP_BLOCK_DOLLARS, credits_per_block: CREDITS_PER_BLOCK, max_dollars: MAX_TOPUP_DOLLARS },
+          topup: {
+            presets: [...TOPUP_PRESETS_DOLLARS],
+            block_dollars: TOPUP_BLOCK_DOLLARS,
+            credits_per_block: CREDITS_PER_BLOCK,
+            max_dollars: MAX_TOPUP_DOLLARS,
+          },
           trial: { amount: TRIAL.amountCents / 100, credits: TRIAL.credits, days: TRIAL.days },
           auto_topup: { thresholds: [...AUTO_TOPUP_THRESHOLDS], default_min: AUTO_TOPUP_DEFAULTS.min, default_amount: AUTO_TOPUP_DEFAULTS.amountDollars },
           test_cards: billing.provider.kind === 'sandbox' ? TEST_CARDS.map((t) => ({ number: t.number, brand: t.brand, description: t.description })) : [],
@@ -492,7 +522,8 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling(de
       method: 'post',
       path: '/billing/sandbox/advance-clock',
       summary: 'Move your billing clock forward (sandbox)',
-      description: 'Runs what would happen in the next `days`: renewals charge the default card (and grant the plan credits), a cancelled or unpayable subscription ends.',
+      description:
+        'Runs what would happen in the next `days`: renewals charge the default card (and grant the plan credits), a cancelled or unpayable subscription ends.',
       ...sandboxAuthed,
       request: { body: jsonBody(AdvanceClockRequest) },
       responses: { 200: jsonResponse(BillingStateResponse, 'The account after the clock ran.'), ...bodyErrorResponses, ...authedErrorResponses },

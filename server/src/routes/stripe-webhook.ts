@@ -22,7 +22,7 @@ export function stripeWebhookRoutes(billing: Billing) {
 
   router.post('/webhooks/stripe', async (c) => {
     const rawBody = new Uint8Array(await c.req.arrayBuffer());
-    let outcome;
+    let outcome: Awaited<ReturnType<typeof provider.parseWebhook>>;
     try {
       outcome = await provider.parseWebhook(rawBody, c.req.header('stripe-signature'));
     } catch (e) {

@@ -16,7 +16,7 @@ import { submitReroll, submitSeed, submitUpscale, submitVariation } from '../ser
 import { submitImagine, submitModelImagine } from '../services/tasks/submit-imagine.ts';
 import { ASPECT_RATIOS, UPSCALE_TYPE_NAMES } from '../services/tasks/task-kinds.ts';
 
-export const MAX_PROMPT_LENGTH = 4000;
+const MAX_PROMPT_LENGTH = 4000;
 
 const EXAMPLE_TASK_ID = '3b0c7c52-9a7e-4f55-a6a1-0c8f0f1d2e3a';
 const EXAMPLE_PARENT_ID = '8d2f1a64-5b3c-4e7d-9f10-2a3b4c5d6e7f';
@@ -77,23 +77,16 @@ const RerollRequest = z
   .object({ parent_task_id: TaskId('A finished task of yours with a prompt.') })
   .openapi('RerollRequest', { example: { parent_task_id: EXAMPLE_PARENT_ID } });
 
-const SeedRequest = z
-  .object({ task_id: TaskId('A finished task of yours with images.') })
-  .openapi('SeedRequest', { example: { task_id: EXAMPLE_PARENT_ID } });
+const SeedRequest = z.object({ task_id: TaskId('A finished task of yours with images.') }).openapi('SeedRequest', { example: { task_id: EXAMPLE_PARENT_ID } });
 
 const ModelImagineRequest = z
   .object({
     prompt: Prompt,
-    aspect_ratio: z
-      .enum(ASPECT_RATIOS)
-      .optional()
-      .openapi({ description: 'Shape of the picture. Default 1:1.' }),
+    aspect_ratio: z.enum(ASPECT_RATIOS).optional().openapi({ description: 'Shape of the picture. Default 1:1.' }),
   })
   .openapi('ModelImagineRequest', { example: { prompt: 'a red fox in the snow, watercolor', aspect_ratio: '16:9' } });
 
-const FetchRequest = z
-  .object({ task_id: TaskId('One of your tasks (live or archived).') })
-  .openapi('FetchRequest', { example: { task_id: EXAMPLE_TASK_ID } });
+const FetchRequest = z.object({ task_id: TaskId('One of your tasks (live or archived).') }).openapi('FetchRequest', { example: { task_id: EXAMPLE_TASK_ID } });
 
 const TaskIdResponse = z
   .object({ task_id: z.string().openapi({ description: 'Follow it with POST /fetch.' }) })
@@ -102,7 +95,9 @@ const TaskIdResponse = z
 const TaskResponse = z
   .object({
     task_id: z.string(),
-    type: z.string().openapi({ description: 'imagine, reroll, variation-1…4, upscale#1…4, upscale-creative/-subtle/-2x/-4x, seed, flux-imagine, ideogram-imagine.' }),
+    type: z
+      .string()
+      .openapi({ description: 'imagine, reroll, variation-1…4, upscale#1…4, upscale-creative/-subtle/-2x/-4x, seed, flux-imagine, ideogram-imagine.' }),
     status: z.string().openapi({ description: 'pending, processing, queued, submitted, starting, running; terminal: success, finished, failed.' }),
     percentage: z.number().int().openapi({ description: '0–100; never goes backwards.' }),
     complete: z.boolean(),
@@ -214,8 +209,7 @@ export function taskRoutes(deps: ApiDeps & TaskDeps) {
     }),
     async (c) => {
       const { parent_task_id, index, type } = c.req.valid('json');
-      return c.json(
-await submitUpscale(deps, c.var.account, { parent_task_id, index: index as 1 | 2 | 3 | 4, type }), 200);
+      return c.json(await submitUpscale(deps, c.var.account, { parent_task_id, index: index as 1 | 2 | 3 | 4, type }), 200);
     },
   );
 

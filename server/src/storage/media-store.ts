@@ -4,7 +4,7 @@
  * at GET /media/<key>). Keys are flat names such as `<task id>-grid.png`.
  */
 
-export interface StoredMedia {
+interface StoredMedia {
   data: Buffer;
   contentType: string;
 }
@@ -20,7 +20,7 @@ export interface MediaStore {
 }
 
 /** Image types we store and serve, by file extension. */
-export const MEDIA_TYPES: Readonly<Record<string, string>> = {
+const MEDIA_TYPES: Readonly<Record<string, string>> = {
   png: 'image/png',
   jpg: 'image/jpeg',
   gif: 'image/gif',
@@ -35,7 +35,7 @@ export function extensionFor(contentType: string): string | undefined {
 }
 
 /** A flat, safe key: letters, digits, `-`, `_`, one `.` before a known extension. */
-export const MEDIA_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(png|jpg|gif|webp)$/;
+const MEDIA_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(png|jpg|gif|webp)$/;
 
 export function isMediaKey(key: string): boolean {
   return MEDIA_KEY_PATTERN.test(key);

@@ -78,7 +78,11 @@ export function createS3MediaStore(options: S3MediaStoreOptions): MediaStore {
   });
 
   /** One S3 call, re-signed per attempt; 5xx, 429 and network failures are retried (PUT and GET of a key are idempotent). */
-  async function call(operation: string, key: string, init: { method: string; headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer> }): Promise<Response> {
+  async function call(
+    operation: string,
+    key: string,
+    init: { method: string; headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer> },
+  ): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
       try {
         const request = await signer.sign(objectBase + key, { ...init, signal: AbortSignal.timeout(timeoutMs) });

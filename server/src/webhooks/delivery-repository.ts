@@ -6,7 +6,7 @@
 import type { Queryable } from '@aim/supabase/db';
 
 export type WebhookEvent = 'task.progress' | 'task.completed' | 'task.failed';
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'refused' | 'superseded';
+type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'refused' | 'superseded';
 
 export interface NewDelivery {
   userId: string;
@@ -84,10 +84,10 @@ export function deliveryRepository(q: Queryable) {
     },
 
     async hasFinalEvent(taskId: string, url: string): Promise<boolean> {
-      const { rows } = await q.query(
-        "select 1 from public.webhook_deliveries where task_id = $1 and url = $2 and event <> 'task.progress' limit 1",
-        [taskId, url],
-      );
+      const { rows } = await q.query("select 1 from public.webhook_deliveries where task_id = $1 and url = $2 and event <> 'task.progress' limit 1", [
+        taskId,
+        url,
+      ]);
       return rows.length > 0;
     },
 
@@ -171,14 +171,9 @@ export function deliveryRepository(q: Queryable) {
 
     /** The account's signing secret, storing `candidate` when it has none yet. */
     async getOrCreateSigningSecret(userId: string, candidate: string): Promise<string> {
-      await q.query(
-        'insert into public.webhook_signing_secrets (user_id, secret) values ($1, $2) on conflict (user_id) do nothing',
-        [userId, candidate],
-      );
+      await q.query('insert into public.webhook_signing_secrets (user_id, secret) values ($1, $2) on conflict (user_id) do nothing', [userId, candidate]);
       // A separate statement: it must see a row a concurrent first use committed meanwhile.
-      const { rows } = await q.query<{ secret: string }>('select secret from public.webhook_signing_secrets where user_id = $1', [
-        userId,
-      ]);
+      const { rows } = await q.query<{ secret: string }>('select secret from public.webhook_signing_secrets where user_id = $1', [userId]);
       return rows[0].secret;
     },
 

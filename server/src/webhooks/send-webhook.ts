@@ -28,6 +28,7 @@ export interface SendResult {
 }
 
 // Postgres text cannot hold NUL; a receiver may send anything.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this removes
 const clean = (s: string) => s.replace(/\u0000/g, '');
 
 export function sendWebhook(url: string, body: string, headers: Record<string, string>, opts: SendOptions): Promise<SendResult> {

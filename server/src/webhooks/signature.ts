@@ -14,7 +14,7 @@ const SECRET_PREFIX = 'whsec_';
 const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** The default accepted clock skew, as in the Standard Webhooks reference libraries. */
-export const DEFAULT_TOLERANCE_SEC = 5 * 60;
+const DEFAULT_TOLERANCE_SEC = 5 * 60;
 
 /** A fresh account signing secret: `whsec_` + 32 random bytes in base64. */
 export function generateSigningSecret(): string {

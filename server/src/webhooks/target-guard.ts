@@ -55,7 +55,7 @@ export class TargetRefusedError extends Error {
   readonly code = 'EWEBHOOKREFUSED';
 }
 
-export type LookupAddress = { address: string; family: number };
+type LookupAddress = { address: string; family: number };
 /** Resolves a host name to all its addresses (dns.lookup with all: true by default). */
 export type ResolveHost = (hostname: string) => Promise<LookupAddress[]>;
 

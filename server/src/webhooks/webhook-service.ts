@@ -7,21 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '@aim/supabase/db';
 import type { Logger } from '../logger.ts';
-import {
-  deliveryRepository,
-  type AttemptRow,
-  type ClaimedDelivery,
-  type DeliveryOutcome,
-  type DeliveryRow,
-  type WebhookEvent,
-} from './delivery-repository.ts';
+import { deliveryRepository, type AttemptRow, type ClaimedDelivery, type DeliveryOutcome, type DeliveryRow, type WebhookEvent } from './delivery-repository.ts';
 import { nextRetryDelayMs } from './retry-schedule.ts';
 import { sendWebhook, MAX_SNIPPET_CHARS } from './send-webhook.ts';
 import { generateSigningSecret, signWebhook } from './signature.ts';
 import { resolveWithDns, type ResolveHost } from './target-guard.ts';
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_USER_AGENT = 'AIM-Webhooks/1.0';
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_USER_AGENT = 'AIM-Webhooks/1.0';
 // The lease outlives the send timeout, so a live dispatcher always finishes before another
 // may take the delivery over; a crashed one's delivery comes due again after it.
 const LEASE_MARGIN_MS = 60_000;
@@ -47,7 +40,7 @@ export interface WebhookServiceOptions {
   userAgent?: string;
 }
 
-export interface EnqueueInput {
+interface EnqueueInput {
   userId: string;
   taskId: string;
   url: string;
@@ -58,7 +51,7 @@ export interface EnqueueInput {
   payload: unknown;
 }
 
-export interface DeliveryWithAttempts extends DeliveryRow {
+interface DeliveryWithAttempts extends DeliveryRow {
   attempts: AttemptRow[];
 }
 

@@ -10,11 +10,7 @@ export interface WebhookTarget {
   secret: string | null;
 }
 
-export function resolveWebhookTarget(input: {
-  requestUrl?: string | null;
-  requestSecret?: string | null;
-  accountUrl?: string | null;
-}): WebhookTarget | null {
+export function resolveWebhookTarget(input: { requestUrl?: string | null; requestSecret?: string | null; accountUrl?: string | null }): WebhookTarget | null {
   const url = input.requestUrl?.trim() || input.accountUrl?.trim();
   if (!url) return null;
   return { url, secret: input.requestSecret || null };

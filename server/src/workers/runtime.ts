@@ -20,7 +20,7 @@ import { createS3MediaStore, s3MediaStoreOptionsFromEnv } from '../storage/s3-me
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** `<repo>/.data/media`, or MEDIA_DIR resolved against the repository root. */
-export function mediaDir(env: NodeJS.ProcessEnv = process.env): string {
+function mediaDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(repoRoot, env.MEDIA_DIR ?? '.data/media');
 }
 
@@ -47,10 +47,7 @@ export function concurrencyFromEnv(engines: EngineRegistry, env: NodeJS.ProcessE
 }
 
 /** Fills what main.ts did not pass to createApiApp: disk media under `<repo>/.data/media`, the local engine. */
-export function withTaskDefaults(
-  publicUrl: string,
-  given: { media?: MediaStore; engines?: EngineRegistry },
-): { media: MediaStore; engines: EngineRegistry } {
+export function withTaskDefaults(publicUrl: string, given: { media?: MediaStore; engines?: EngineRegistry }): { media: MediaStore; engines: EngineRegistry } {
   return {
     media: given.media ?? mediaStoreFromEnv(publicUrl, {}),
     engines: given.engines ?? createEngineRegistry([createLocalEngine()]),

@@ -218,9 +218,7 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       return;
     }
     log.info('task failed', { task_id: job.task_id, attempt: job.attempts, error: detail });
-    const failure = isEngineError(error)
-      ? { message: error.message, code: error.code }
-      : { message: GENERIC_ENGINE_FAILURE, code: 'internal' };
+    const failure = isEngineError(error) ? { message: error.message, code: error.code } : { message: GENERIC_ENGINE_FAILURE, code: 'internal' };
     await fail(job, failure, detail);
   }
 
@@ -296,7 +294,8 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       throw new TransientError(`media download failed: ${errorText(error)}`);
     }
     if (!res.ok) throw new TransientError(`media download answered ${res.status}`);
-    if (Number(res.headers.get('content-length') ?? 0) > maxMediaBytes) throw new EngineError('too_large', GENERIC_ENGINE_FAILURE, { detail: 'media too large' });
+    if (Number(res.headers.get('content-length') ?? 0) > maxMediaBytes)
+      throw new EngineError('too_large', GENERIC_ENGINE_FAILURE, { detail: 'media too large' });
     const data = Buffer.from(await res.arrayBuffer());
     if (data.length > maxMediaBytes) throw new EngineError('too_large', GENERIC_ENGINE_FAILURE, { detail: 'media too large' });
     const type = detectImageType(data);

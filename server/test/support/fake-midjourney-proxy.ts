@@ -7,13 +7,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type FakeScenario =
+type FakeScenario =
   | { outcome: 'success'; progress: string[]; seed?: string; withCells?: boolean }
   | { outcome: 'failure'; progress: string[]; failReason: string }
   | { outcome: 'banned'; bannedWord: string }
   | { outcome: 'submit-code'; code: number; description: string };
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** The route, without a mode prefix. */
   path: string;
@@ -142,7 +142,7 @@ export async function startFakeMidjourneyProxy(options: FakeMidjourneyProxyOptio
       const seedMatch = /^\/mj\/task\/([^/]+)\/image-seed$/.exec(path);
       if (req.method === 'GET' && seedMatch) {
         const task = tasks.get(seedMatch[1]);
-        if (!task || task.scenario.outcome !== 'success' || !task.scenario.seed) return send(res, 200, { code: 3, description: '任务不存在' });
+        if (task?.scenario.outcome !== 'success' || !task.scenario.seed) return send(res, 200, { code: 3, description: '任务不存在' });
         return send(res, 200, { code: 1, description: '成功', result: task.scenario.seed });
       }
       const fetchMatch = /^\/mj\/task\/([^/]+)\/fetch$/.exec(path);

@@ -8,13 +8,13 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface FakeS3Object {
+interface FakeS3Object {
   data: Buffer;
   contentType: string | undefined;
   cacheControl: string | undefined;
 }
 
-export interface FakeS3Request {
+interface FakeS3Request {
   method: string;
   host: string;
   path: string;
@@ -68,8 +68,18 @@ function signatureProblem(req: IncomingMessage, body: Buffer, options: FakeS3Opt
   }
 
   const url = new URL(req.url ?? '/', 'http://fake');
-  const query = [...url.searchParams].map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).sort().join('&');
-  const canonicalHeaders = headerNames.map((name) => `${name}:${String(req.headers[name] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
+  const query = [...url.searchParams]
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .sort()
+    .join('&');
+  const canonicalHeaders = headerNames
+    .map(
+      (name) =>
+        `${name}:${String(req.headers[name] ?? '')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
+    .join('');
   const canonicalRequest = [req.method, url.pathname, query, canonicalHeaders, signedHeaders, payloadHash].join('\n');
   const scope = `${date}/${region}/s3/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest)].join('\n');

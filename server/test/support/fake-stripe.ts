@@ -29,14 +29,14 @@ import { PLAN_IDS, PLANS, type PlanId } from '../../src/billing/catalog.ts';
 import { lookupKeyOf } from '../../src/billing/stripe/prices.ts';
 import { STRIPE_API_VERSION } from '../../src/billing/stripe/client.ts';
 
-export const TEST_PAYMENT_METHODS = {
+const TEST_PAYMENT_METHODS = {
   pm_card_visa: { brand: 'visa', last4: '4242', outcome: 'ok' },
   pm_card_mastercard: { brand: 'mastercard', last4: '4444', outcome: 'ok' },
   pm_card_chargeDeclined: { brand: 'visa', last4: '0002', outcome: 'declined' },
   pm_card_chargeDeclinedInsufficientFunds: { brand: 'visa', last4: '9995', outcome: 'insufficient_funds' },
   pm_card_authenticationRequired: { brand: 'visa', last4: '3184', outcome: 'authentication_required' },
 } as const;
-export type TestPaymentMethod = keyof typeof TEST_PAYMENT_METHODS;
+type TestPaymentMethod = keyof typeof TEST_PAYMENT_METHODS;
 type Outcome = (typeof TEST_PAYMENT_METHODS)[TestPaymentMethod]['outcome'];
 
 type FakePrice = Pick<Stripe.Price, 'id' | 'object' | 'active' | 'currency' | 'lookup_key' | 'unit_amount' | 'product' | 'type' | 'created' | 'livemode'> & {
@@ -90,13 +90,22 @@ type FakeInvoice = Pick<
   | 'created'
   | 'livemode'
 > & {
-  parent: { type: 'subscription_details'; quote_details: null; subscription_details: Pick<Stripe.Invoice.Parent.SubscriptionDetails, 'subscription' | 'metadata'> };
+  parent: {
+    type: 'subscription_details';
+    quote_details: null;
+    subscription_details: Pick<Stripe.Invoice.Parent.SubscriptionDetails, 'subscription' | 'metadata'>;
+  };
   lines: { object: 'list'; data: FakeLine[]; has_more: false; url: string };
   /** Only in answers that expand it (Stripe: includable). */
   confirmation_secret?: Stripe.Invoice.ConfirmationSecret | null;
 };
-type FakeItem = Pick<Stripe.SubscriptionItem, 'id' | 'object' | 'current_period_start' | 'current_period_end' | 'quantity' | 'subscription'> & { price: FakePrice };
-type FakeSubscription = Pick<Stripe.Subscription, 'id' | 'object' | 'customer' | 'status' | 'cancel_at_period_end' | 'default_payment_method' | 'metadata' | 'created' | 'livemode'> & {
+type FakeItem = Pick<Stripe.SubscriptionItem, 'id' | 'object' | 'current_period_start' | 'current_period_end' | 'quantity' | 'subscription'> & {
+  price: FakePrice;
+};
+type FakeSubscription = Pick<
+  Stripe.Subscription,
+  'id' | 'object' | 'customer' | 'status' | 'cancel_at_period_end' | 'default_payment_method' | 'metadata' | 'created' | 'livemode'
+> & {
   items: { object: 'list'; data: FakeItem[]; has_more: false; url: string };
   latest_invoice: string | FakeInvoice;
 };
@@ -133,7 +142,8 @@ class StripeFail extends Error {
   }
 }
 
-const missing = (what: string, id: string) => new StripeFail(404, { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such ${what}: '${id}'` });
+const missing = (what: string, id: string) =>
+  new StripeFail(404, { type: 'invalid_request_error', code: 'resource_missing', param: 'id', message: `No such ${what}: '${id}'` });
 const invalid = (message: string, param?: string) => new StripeFail(400, { type: 'invalid_request_error', message, ...(param ? { param } : {}) });
 
 /** `a[b][0][c]=v` pairs → nested objects, numeric keys becoming arrays (Stripe's bracket notation). */
@@ -150,14 +160,17 @@ function parseForm(params: URLSearchParams): Params {
   const arrays = (v: unknown): unknown => {
     if (typeof v !== 'object' || v === null) return v;
     const entries = Object.entries(v).map(([k, x]) => [k, arrays(x)] as const);
-    return entries.length && entries.every(([k]) => /^\d+$/.test(k)) ? entries.sort(([a], [b]) => Number(a) - Number(b)).map(([, x]) => x) : Object.fromEntries(entries);
+    return entries.length && entries.every(([k]) => /^\d+$/.test(k))
+      ? entries.sort(([a], [b]) => Number(a) - Number(b)).map(([, x]) => x)
+      : Object.fromEntries(entries);
   };
   return arrays(root) as Params;
 }
 
 function only(params: Params, allowed: string[]): void {
   for (const key of Object.keys(params)) {
-    if (!allowed.includes(key)) throw new StripeFail(400, { type: 'invalid_request_error', code: 'parameter_unknown', param: key, message: `Received unknown parameter: ${key}` });
+    if (!allowed.includes(key))
+      throw new StripeFail(400, { type: 'invalid_request_error', code: 'parameter_unknown', param: key, message: `Received unknown parameter: ${key}` });
   }
 }
 
@@ -273,10 +286,16 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (outcome === 'ok') return null;
     if (outcome === 'authentication_required') {
       return offSession
-        ? { type: 'card_error', code: 'authentication_required', decline_code: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.' }
+        ? {
+            type: 'card_error',
+            code: 'authentication_required',
+            decline_code: 'authentication_required',
+            message: 'Your card was declined. This transaction requires authentication.',
+          }
         : null;
     }
-    if (outcome === 'insufficient_funds') return { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' };
+    if (outcome === 'insufficient_funds')
+      return { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' };
     return { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' };
   }
 
@@ -299,7 +318,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (intent.setup_future_usage && !method.customer) method.customer = intent.customer as string;
   }
 
-  function newIntent(p: { amount: number; customer: string; metadata: Record<string, string>; setupFutureUsage?: 'off_session' | 'on_session' | null; description?: string }): FakeIntent {
+  function newIntent(p: {
+    amount: number;
+    customer: string;
+    metadata: Record<string, string>;
+    setupFutureUsage?: 'off_session' | 'on_session' | null;
+    description?: string;
+  }): FakeIntent {
     const id = newId('pi');
     const intent: FakeIntent = {
       id,
@@ -429,7 +454,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         if ('default_payment_method' in settings) {
           const pm = settings.default_payment_method;
           if (pm && methods.get(pm)?.customer !== customer.id) {
-            throw invalid(`The customer does not have a payment method with the ID ${pm}. The payment method must be attached to the customer.`, 'invoice_settings[default_payment_method]');
+            throw invalid(
+              `The customer does not have a payment method with the ID ${pm}. The payment method must be attached to the customer.`,
+              'invoice_settings[default_payment_method]',
+            );
           }
           customer.invoice_settings.default_payment_method = pm || null;
         }
@@ -526,7 +554,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (items.length !== 1) throw invalid('Exactly one item is supported by the fake.', 'items');
       only(items[0], ['price']);
       const price = priceParam(str(items[0].price));
-      if (params.payment_behavior !== 'default_incomplete') throw invalid('The fake only creates subscriptions with payment_behavior=default_incomplete.', 'payment_behavior');
+      if (params.payment_behavior !== 'default_incomplete')
+        throw invalid('The fake only creates subscriptions with payment_behavior=default_incomplete.', 'payment_behavior');
       const id = newId('sub');
       const start = now();
       const sub: FakeSubscription = {
@@ -541,7 +570,17 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         livemode: false,
         items: {
           object: 'list',
-          data: [{ id: newId('si'), object: 'subscription_item', current_period_start: start, current_period_end: start + 30 * 86_400, quantity: 1, subscription: id, price }],
+          data: [
+            {
+              id: newId('si'),
+              object: 'subscription_item',
+              current_period_start: start,
+              current_period_end: start + 30 * 86_400,
+              quantity: 1,
+              subscription: id,
+              price,
+            },
+          ],
           has_more: false,
           url: `/v1/subscription_items?subscription=${id}`,
         },
@@ -557,7 +596,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const found = [...subscriptions.values()].filter(
         (s) => (!params.customer || s.customer === params.customer) && (status === 'all' ? true : status ? s.status === status : s.status !== 'canceled'),
       );
-      return ok(list(found.map((s) => subscriptionView(s, [])), params, '/v1/subscriptions'));
+      return ok(
+        list(
+          found.map((s) => subscriptionView(s, [])),
+          params,
+          '/v1/subscriptions',
+        ),
+      );
     }
     if ((m = path.match(/^\/v1\/subscriptions\/([^/]+)$/))) {
       const sub = get(subscriptions, 'subscription', m[1]);
@@ -566,7 +611,16 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         return ok(subscriptionView(sub, expandsOf(params, ['latest_invoice', 'latest_invoice.confirmation_secret'])));
       }
       if (method === 'POST') {
-        only(params, ['items', 'billing_cycle_anchor', 'proration_behavior', 'payment_behavior', 'expand', 'cancel_at_period_end', 'default_payment_method', 'metadata']);
+        only(params, [
+          'items',
+          'billing_cycle_anchor',
+          'proration_behavior',
+          'payment_behavior',
+          'expand',
+          'cancel_at_period_end',
+          'default_payment_method',
+          'metadata',
+        ]);
         const expand = expandsOf(params, ['latest_invoice', 'latest_invoice.confirmation_secret']);
         if (params.cancel_at_period_end !== undefined) sub.cancel_at_period_end = params.cancel_at_period_end === 'true';
         if (params.default_payment_method !== undefined) {
@@ -579,7 +633,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
           const [item] = params.items as Params[];
           only(item, ['id', 'price']);
           if (item.id !== sub.items.data[0].id) throw missing('subscription_item', String(item.id));
-          if (params.payment_behavior !== 'pending_if_incomplete') throw invalid('The fake changes plans with payment_behavior=pending_if_incomplete only.', 'payment_behavior');
+          if (params.payment_behavior !== 'pending_if_incomplete')
+            throw invalid('The fake changes plans with payment_behavior=pending_if_incomplete only.', 'payment_behavior');
           // pending_if_incomplete: the new price applies once the invoice is paid (payInvoice)
           openInvoice(sub, priceParam(str(item.price)), 'subscription_update');
         }
@@ -643,7 +698,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
           if (seen.fingerprint !== fingerprint) {
             send({
               status: 400,
-              body: { error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` } },
+              body: {
+                error: {
+                  type: 'idempotency_error',
+                  message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+                },
+              },
             });
             return;
           }

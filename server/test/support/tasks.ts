@@ -26,7 +26,7 @@ export const TERMINAL = ['success', 'finished', 'failed'];
 /** Small cells keep the real local engine fast in tests (the grid is 2× this). */
 export const TEST_CELL_SIZE = 128;
 
-export function testLocalEngine(): Engine {
+function testLocalEngine(): Engine {
   return createLocalEngine({ cellSize: TEST_CELL_SIZE });
 }
 
@@ -83,10 +83,9 @@ export async function balanceOf(db: Db, userId: string): Promise<{ credits: numb
 }
 
 export async function ledgerOf(db: Db, taskId: string): Promise<{ delta: number; source_key: string }[]> {
-  const { rows } = await db.query<{ delta: number; source_key: string }>(
-    'select delta, source_key from public.credit_ledger where task_id = $1 order by id',
-    [taskId],
-  );
+  const { rows } = await db.query<{ delta: number; source_key: string }>('select delta, source_key from public.credit_ledger where task_id = $1 order by id', [
+    taskId,
+  ]);
   return rows;
 }
 

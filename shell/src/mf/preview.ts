@@ -2,11 +2,11 @@
 // remote at another build for this tab. An override loads and runs foreign JS with the user's
 // session, so only known remotes and allow-listed origins are accepted.
 
-export const PREVIEW_PARAM = 'mf-preview';
+const PREVIEW_PARAM = 'mf-preview';
 export const PREVIEW_STORAGE_KEY = 'aim.mf-preview.v1';
 
 export type PreviewOverride = { name: string; url: string };
-export type RefusedPreview = PreviewOverride & { reason: string };
+type RefusedPreview = PreviewOverride & { reason: string };
 export type PreviewResult = {
   remotes: Record<string, string>;
   active: PreviewOverride[];

@@ -70,8 +70,7 @@ class RemoteBoundary extends Component<BoundaryProps, { error: Error | null }> {
     if (!error) return this.props.children;
     const { remote, compact, onRetry } = this.props;
     const label = REMOTE_LABELS[remote] ?? remote;
-    const message =
-      error instanceof RemoteTimeoutError ? `${label} is taking too long to load.` : `${label} could not be loaded right now.`;
+    const message = error instanceof RemoteTimeoutError ? `${label} is taking too long to load.` : `${label} could not be loaded right now.`;
     return (
       <Alert.Root status="error" data-testid={`remote-fallback-${remote}`} width={compact ? 'auto' : 'full'} size={compact ? 'sm' : 'md'}>
         <Alert.Indicator />

@@ -2,7 +2,7 @@ import { Navigate } from 'react-router-dom';
 import { useUserRow } from '@aim/shared-kit/session';
 import { FullPageLoading } from './full-page-loading.tsx';
 
-export function landingPath(onboarded: boolean | null | undefined): string {
+function landingPath(onboarded: boolean | null | undefined): string {
   return onboarded ? '/dashboard/tools/midjourney' : '/welcome';
 }
 

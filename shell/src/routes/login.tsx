@@ -12,7 +12,7 @@ import { ThemeSwitch } from '../features/frame/theme-switch.tsx';
 type Feedback = { kind: 'error'; reason: string } | { kind: 'sent'; email: string } | null;
 
 /** /auth: magic link or GitHub, both behind the bot check. */
-export function LoginRoute() {
+function LoginRoute() {
   const { status } = useSession();
   const [email, setEmail] = useState('');
   const [emailError, setEmailError] = useState<string | null>(null);

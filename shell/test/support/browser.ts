@@ -4,15 +4,7 @@ import { FAKE_SUPABASE } from './platform.ts';
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }
 
@@ -30,7 +22,11 @@ export const ALICE: FakeUser = {
  * A context with a signed-in user, without an auth server: the session supabase-js would have
  * stored is seeded into localStorage, and the mdusers read is answered from `user`.
  */
-export async function signedInContext(browser: Browser, user: FakeUser, options: { colorScheme?: 'light' | 'dark'; theme?: string } = {}): Promise<BrowserContext> {
+export async function signedInContext(
+  browser: Browser,
+  user: FakeUser,
+  options: { colorScheme?: 'light' | 'dark'; theme?: string } = {},
+): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: options.colorScheme });
   const now = Math.floor(Date.now() / 1000);
   const session = {
@@ -39,7 +35,15 @@ export async function signedInContext(browser: Browser, user: FakeUser, options:
     token_type: 'bearer',
     expires_in: 3600,
     expires_at: now + 3600,
-    user: { id: user.id, aud: 'authenticated', role: 'authenticated', email: user.email, app_metadata: {}, user_metadata: {}, created_at: new Date().toISOString() },
+    user: {
+      id: user.id,
+      aud: 'authenticated',
+      role: 'authenticated',
+      email: user.email,
+      app_metadata: {},
+      user_metadata: {},
+      created_at: new Date().toISOString(),
+    },
   };
   await context.addInitScript(
     ([key, value, theme]) => {
@@ -63,7 +67,13 @@ export async function signedInContext(browser: Browser, user: FakeUser, options:
 }
 
 /** Console messages that mean a second copy of a shared library was loaded. */
-export const DUPLICATE_INSTANCE_SIGNS = [/Invalid hook call/i, /Multiple GoTrueClient/i, /emotion.*loaded.*more than once/i, /useChakraContext|ChakraProvider/i, /does not satisfy the requirement/i];
+export const DUPLICATE_INSTANCE_SIGNS = [
+  /Invalid hook call/i,
+  /Multiple GoTrueClient/i,
+  /emotion.*loaded.*more than once/i,
+  /useChakraContext|ChakraProvider/i,
+  /does not satisfy the requirement/i,
+];
 
 export function collectConsole(page: Page): string[] {
   const lines: string[] = [];

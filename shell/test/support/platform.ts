@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-export const REMOTE_DIRS = {
+const REMOTE_DIRS = {
   mfe_tools: 'mfe-tools',
   mfe_assets: 'mfe-assets',
   mfe_billing: 'mfe-billing',
@@ -79,10 +79,7 @@ export async function startPlatform(
     apiBaseUrl: 'http://127.0.0.1:10',
     captcha: { provider: 'altcha', challengeUrl: `${supabaseUrl}/auth/v1/captcha/challenge` },
     remotes: Object.fromEntries(
-      Object.keys(REMOTE_DIRS).map((name) => [
-        name,
-        options.remoteManifests?.[name as RemoteKey] ?? `${remoteUrls[name as RemoteKey]}/mf-manifest.json`,
-      ]),
+      Object.keys(REMOTE_DIRS).map((name) => [name, options.remoteManifests?.[name as RemoteKey] ?? `${remoteUrls[name as RemoteKey]}/mf-manifest.json`]),
     ),
     previewAllowList: ['http://127.0.0.1:*'],
     docsUrl: 'http://127.0.0.1:10/docs',
@@ -97,7 +94,6 @@ export async function startPlatform(
   return {
     shellUrl: urlOf(shell),
     remoteUrls,
-    close: () =>
-      Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())))).then(() => undefined),
+    close: () => Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())))).then(() => undefined),
   };
 }

@@ -77,7 +77,8 @@ export function registerExternal(app: Hono, ctx: LocalContext) {
     }
     const state = params.get('state') ?? '';
     const flow = UUID_RE.test(state)
-      ? (await db.query<FlowStateRow>(`select * from auth.flow_state where id = $1 and provider_type = 'github' and auth_code_issued_at is null`, [state])).rows[0]
+      ? (await db.query<FlowStateRow>(`select * from auth.flow_state where id = $1 and provider_type = 'github' and auth_code_issued_at is null`, [state]))
+          .rows[0]
       : undefined;
     const referrer = flow?.referrer ?? config.siteUrl;
     const pkce = !!flow?.code_challenge;
@@ -130,7 +131,8 @@ export function registerExternal(app: Hono, ctx: LocalContext) {
       'exchanging the code with GitHub',
     );
     // GitHub answers a bad code with 200 and an error body.
-    if (!token.access_token) throw new AuthError(500, 'unexpected_failure', `Unable to exchange external code: ${token.error_description ?? token.error ?? code}`);
+    if (!token.access_token)
+      throw new AuthError(500, 'unexpected_failure', `Unable to exchange external code: ${token.error_description ?? token.error ?? code}`);
     const headers = { accept: 'application/vnd.github+json', authorization: `Bearer ${token.access_token}` };
     const user = await fetchJson<GithubUser>(config.github.userUrl, { headers }, 'getting the GitHub user');
     const emails = await fetchJson<GithubEmail[]>(config.github.emailsUrl, { headers }, 'getting the GitHub emails');

@@ -52,7 +52,11 @@ export async function createFlowState(
 }
 
 /** The auth code becomes redeemable (and its flow state's clock restarts for magic links). */
-export async function issueAuthCode(q: Queryable, flowId: string, fields: { userId: string; providerAccessToken?: string; providerRefreshToken?: string }): Promise<string> {
+export async function issueAuthCode(
+  q: Queryable,
+  flowId: string,
+  fields: { userId: string; providerAccessToken?: string; providerRefreshToken?: string },
+): Promise<string> {
   const r = await q.query<{ auth_code: string }>(
     `update auth.flow_state set user_id = $2, provider_access_token = $3, provider_refresh_token = $4, auth_code_issued_at = now(), updated_at = now()
      where id = $1 returning auth_code`,
@@ -70,12 +74,18 @@ function isExpired(flow: FlowStateRow): boolean {
 const base64url = (b: Buffer) => b.toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 /** POST /token?grant_type=pkce: single-use exchange of an auth code for a session. */
-export async function exchangeAuthCode(q: Queryable, config: LocalSupabaseConfig, authCode: string, verifier: string, userAgent?: string): Promise<IssuedSession> {
+export async function exchangeAuthCode(
+  q: Queryable,
+  config: LocalSupabaseConfig,
+  authCode: string,
+  verifier: string,
+  userAgent?: string,
+): Promise<IssuedSession> {
   if (!authCode || !verifier) throw validationFailed('invalid request: both auth code and code verifier should be non-empty');
   if (verifier.length < 43 || verifier.length > 128) throw validationFailed('code verifier should be at least 43 characters and at most 128 characters');
   const r = await q.query<FlowStateRow>('select * from auth.flow_state where auth_code = $1 and auth_code_issued_at is not null for update', [authCode]);
   const flow = r.rows[0];
-  if (!flow || !flow.user_id || !flow.code_challenge) throw new AuthError(404, 'flow_state_not_found', 'invalid flow state, no valid flow state found');
+  if (!flow?.user_id || !flow.code_challenge) throw new AuthError(404, 'flow_state_not_found', 'invalid flow state, no valid flow state found');
   if (isExpired(flow)) throw new AuthError(422, 'flow_state_expired', 'invalid flow state, flow state has expired');
   const expected = flow.code_challenge_method === 's256' ? base64url(createHash('sha256').update(verifier).digest()) : verifier;
   if (expected !== flow.code_challenge) throw new AuthError(400, 'bad_code_verifier', 'code challenge does not match previously saved code verifier');

@@ -15,7 +15,10 @@ const TOKEN_TYPE = 'recovery_token';
 const VERIFY_TYPES = new Set(['magiclink', 'signup', 'email']);
 
 /** GoTrue's token hash (crypto.GenerateTokenHash): hex(sha224(email + otp)). */
-const tokenHash = (email: string, otp: string) => createHash('sha224').update(email + otp).digest('hex');
+const tokenHash = (email: string, otp: string) =>
+  createHash('sha224')
+    .update(email + otp)
+    .digest('hex');
 
 const otpExpired = () => new AuthError(403, 'otp_expired', 'Email link is invalid or has expired');
 

@@ -92,7 +92,14 @@ async function accessToken(config: LocalSupabaseConfig, user: UserRow, session: 
   return { token, exp };
 }
 
-async function sessionResponse(q: Queryable, config: LocalSupabaseConfig, user: UserRow, session: SessionRow, refreshToken: string, provider: ProviderTokens = {}): Promise<IssuedSession> {
+async function sessionResponse(
+  q: Queryable,
+  config: LocalSupabaseConfig,
+  user: UserRow,
+  session: SessionRow,
+  refreshToken: string,
+  provider: ProviderTokens = {},
+): Promise<IssuedSession> {
   const { token, exp } = await accessToken(config, user, session);
   const out: IssuedSession = {
     access_token: token,
@@ -149,10 +156,9 @@ export async function refreshSession(q: Queryable, config: LocalSupabaseConfig, 
 
   let issued: string | undefined;
   if (token.revoked) {
-    const active = await q.query<RefreshTokenRow>(
-      'select * from auth.refresh_tokens where session_id = $1 and revoked = false order by id desc limit 1',
-      [session.id],
-    );
+    const active = await q.query<RefreshTokenRow>('select * from auth.refresh_tokens where session_id = $1 and revoked = false order by id desc limit 1', [
+      session.id,
+    ]);
     if (active.rows[0]?.parent === token.token) {
       // The client lost our last answer: hand the same token back instead of forking.
       issued = active.rows[0].token;
@@ -210,5 +216,9 @@ export function sessionFragment(session: IssuedSession, extra: Record<string, st
   };
   if (session.provider_token) params.provider_token = session.provider_token;
   if (session.provider_refresh_token) params.provider_refresh_token = session.provider_refresh_token;
-  return new URLSearchParams(Object.keys(params).sort().map((k) => [k, params[k]])).toString();
+  return new URLSearchParams(
+    Object.keys(params)
+      .sort()
+      .map((k) => [k, params[k]]),
+  ).toString();
 }

@@ -90,7 +90,11 @@ export async function findOrCreateEmailUser(q: Queryable, email: string): Promis
   const id = randomUUID();
   // GoTrue mirrors the email identity's data into user_metadata.
   const data = { sub: id, email, email_verified: false, phone_verified: false };
-  return insertUser(q, { id, email, appMeta: { provider: 'email', providers: ['email'] }, userMeta: data, confirmed: false }, { providerId: id, provider: 'email', data });
+  return insertUser(
+    q,
+    { id, email, appMeta: { provider: 'email', providers: ['email'] }, userMeta: data, confirmed: false },
+    { providerId: id, provider: 'email', data },
+  );
 }
 
 /** The user proved they own the address: confirm it and stamp the sign-in. */
@@ -124,7 +128,10 @@ export interface ExternalIdentity {
  * address gets the identity linked, else a new user whose first provider is this one.
  */
 export async function findOrCreateExternalUser(q: Queryable, ext: ExternalIdentity): Promise<UserRow> {
-  const linked = await q.query<{ user_id: string }>('select user_id from auth.identities where provider = $1 and provider_id = $2', [ext.provider, ext.providerId]);
+  const linked = await q.query<{ user_id: string }>('select user_id from auth.identities where provider = $1 and provider_id = $2', [
+    ext.provider,
+    ext.providerId,
+  ]);
   const byIdentity = linked.rows[0] ? await findUserById(q, linked.rows[0].user_id) : undefined;
   const user = byIdentity ?? (await findUserByEmail(q, ext.email));
   if (!user) {

@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { Db } from './types.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const MIGRATIONS_DIR = path.join(root, 'migrations');
-export const LOCAL_DIR = path.join(root, 'local');
+const MIGRATIONS_DIR = path.join(root, 'migrations');
+const LOCAL_DIR = path.join(root, 'local');
 
 async function sqlFiles(dir: string) {
   return (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
@@ -28,9 +28,7 @@ export async function migrate(db: Db, opts: { local?: boolean } = {}) {
     create table if not exists supabase_migrations.schema_migrations (
       version text primary key, statements text[], name text);
   `);
-  const applied = new Set(
-    (await db.query<{ version: string }>('select version from supabase_migrations.schema_migrations')).rows.map((r) => r.version),
-  );
+  const applied = new Set((await db.query<{ version: string }>('select version from supabase_migrations.schema_migrations')).rows.map((r) => r.version));
   const done: string[] = [];
   for (const file of await listMigrations()) {
     const [version, ...rest] = file.replace(/\.sql$/, '').split('_');
@@ -38,11 +36,7 @@ export async function migrate(db: Db, opts: { local?: boolean } = {}) {
     const sql = await readFile(path.join(MIGRATIONS_DIR, file), 'utf8');
     await db.transaction(async (tx) => {
       await tx.exec(sql);
-      await tx.query('insert into supabase_migrations.schema_migrations (version, name, statements) values ($1, $2, $3)', [
-        version,
-        rest.join('_'),
-        [sql],
-      ]);
+      await tx.query('insert into supabase_migrations.schema_migrations (version, name, statements) values ($1, $2, $3)', [version, rest.join('_'), [sql]]);
     });
     done.push(file);
   }

@@ -36,7 +36,7 @@ const PRESETS: Omit<FakeIdentity, 'id'>[] = [
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 /** A stable numeric id per login, so the same login is the same GitHub account every time. */
-const idForLogin = (login: string) => createHash('sha256').update(login.toLowerCase()).digest().readUInt32BE(0) % 900_000_000 + 100_000_000;
+const idForLogin = (login: string) => (createHash('sha256').update(login.toLowerCase()).digest().readUInt32BE(0) % 900_000_000) + 100_000_000;
 
 function parseIdentity(fields: Record<string, string | undefined>): FakeIdentity | string {
   const login = (fields.login ?? '').trim();
@@ -79,9 +79,7 @@ export function createFakeGithub(ctx: LocalContext) {
 
   function page(c: Context, p: Record<string, string | undefined>, error?: string) {
     const login = p.login ?? 'dev-user';
-    const hidden = ['client_id', 'redirect_uri', 'state', 'scope']
-      .map((k) => `<input type="hidden" name="${k}" value="${esc(p[k] ?? '')}">`)
-      .join('');
+    const hidden = ['client_id', 'redirect_uri', 'state', 'scope'].map((k) => `<input type="hidden" name="${k}" value="${esc(p[k] ?? '')}">`).join('');
     const presets = PRESETS.map(
       (x) => `<form method="post" action="${base}/login/oauth/authorize">${hidden}
 <input type="hidden" name="login" value="${esc(x.login)}"><input type="hidden" name="email" value="${esc(x.email)}"><input type="hidden" name="name" value="${esc(x.name)}">
@@ -124,7 +122,11 @@ ${presets}
   app.get('/login/oauth/authorize', (c) => {
     const p = c.req.query();
     const bad = checkClient(p.client_id, p.redirect_uri);
-    if (bad) return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>OAuth error</title></head><body><main><h1>OAuth error</h1><p>${esc(bad)}</p></main></body></html>`, 400);
+    if (bad)
+      return c.html(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>OAuth error</title></head><body><main><h1>OAuth error</h1><p>${esc(bad)}</p></main></body></html>`,
+        400,
+      );
     if (p.auto === '1') {
       const identity = parseIdentity({ login: 'dev-user', email: `${p.login ?? 'dev-user'}@example.com`, ...p });
       return typeof identity === 'string' ? c.json({ error: identity }, 400) : redirectWithCode(c, p, identity);
@@ -138,7 +140,11 @@ ${presets}
     const p: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(form)) if (typeof v === 'string') p[k] = v;
     const bad = checkClient(p.client_id, p.redirect_uri);
-    if (bad) return c.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>OAuth error</title></head><body><main><h1>OAuth error</h1><p>${esc(bad)}</p></main></body></html>`, 400);
+    if (bad)
+      return c.html(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>OAuth error</title></head><body><main><h1>OAuth error</h1><p>${esc(bad)}</p></main></body></html>`,
+        400,
+      );
     if (p.deny) {
       const u = new URL(p.redirect_uri!);
       u.searchParams.set('error', 'access_denied');

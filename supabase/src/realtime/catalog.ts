@@ -4,7 +4,7 @@ import type { Db } from '../db/index.ts';
 export const SUBSCRIBER_ROLES = ['anon', 'authenticated', 'service_role'] as const;
 export type SubscriberRole = (typeof SUBSCRIBER_ROLES)[number];
 
-export interface ColumnMeta {
+interface ColumnMeta {
   name: string;
   /** pg_type.typname, as Realtime reports it (`int8`, `_text`, …). */
   type: string;

@@ -2,12 +2,12 @@ import type { Db } from '../db/index.ts';
 import type { Catalog, SubscriberRole, TableMeta } from './catalog.ts';
 import type { CompiledFilter } from './filters.ts';
 
-export const NOTIFY_CHANNEL = 'realtime_local';
+const NOTIFY_CHANNEL = 'realtime_local';
 // Queue rows older than this are gone; a consumer that far behind has lost its socket anyway.
 const RETAIN = '1 minute';
 const PRUNE_EVERY_MS = 30_000;
 
-export type ChangeType = 'INSERT' | 'UPDATE' | 'DELETE';
+type ChangeType = 'INSERT' | 'UPDATE' | 'DELETE';
 
 export interface ActiveBinding {
   id: number;
@@ -78,9 +78,7 @@ export class ChangeFeed {
   async start() {
     this.unlisten = await this.db.listen(NOTIFY_CHANNEL, (payload) => this.onNotify(payload));
     if (this.closed) return this.unlisten();
-    const { rows } = await this.db.query<{ has: boolean }>(
-      `select exists (select 1 from pg_event_trigger where evtname = '_realtime_local_ddl') as has`,
-    );
+    const { rows } = await this.db.query<{ has: boolean }>(`select exists (select 1 from pg_event_trigger where evtname = '_realtime_local_ddl') as has`);
     // with the DDL event trigger the cache is invalidated exactly; without it, it expires
     this.catalog.ttlMs = rows[0]?.has ? 10 * 60_000 : 5_000;
     await this.prune();
@@ -164,7 +162,11 @@ export class ChangeFeed {
     let visible: Map<string, boolean> | undefined;
     if (checked) {
       if (meta.pk.length === 0) return; // cannot look the row up; Realtime errors ("no primary key")
-      visible = await this.checkVisibility(meta, change.new_row ?? {}, matches.map((m) => m.sub));
+      visible = await this.checkVisibility(
+        meta,
+        change.new_row ?? {},
+        matches.map((m) => m.sub),
+      );
     }
     const dataByRole = new Map<SubscriberRole, ChangeData | null>();
     for (const { sub, ids } of matches) {
@@ -185,7 +187,13 @@ export class ChangeFeed {
     const keys = [...distinct.keys()];
     const { rows } = await this.db.query<{ v: boolean[] | string }>(
       'select _realtime_local.visible_to($1::oid::regclass, $2::text[], $3::jsonb, $4::text[], $5::text[]) as v',
-      [meta.oid, pgArray(meta.pk), JSON.stringify(record), pgArray(keys.map((k) => distinct.get(k)!.role)), pgArray(keys.map((k) => distinct.get(k)!.claimsJson))],
+      [
+        meta.oid,
+        pgArray(meta.pk),
+        JSON.stringify(record),
+        pgArray(keys.map((k) => distinct.get(k)!.role)),
+        pgArray(keys.map((k) => distinct.get(k)!.claimsJson)),
+      ],
     );
     const v = rows[0]?.v;
     const flags = Array.isArray(v) ? v : [];

@@ -3,8 +3,8 @@
  * (supabase/realtime postgres_cdc_rls/subscriptions.ex parse_subscription_params), and the
  * filter evaluation its SQL does (realtime.check_equality_op), here done on the captured row.
  */
-export const FILTER_OPS = ['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'ilike', 'is', 'match', 'imatch', 'isdistinct'] as const;
-export type FilterOp = (typeof FILTER_OPS)[number];
+const FILTER_OPS = ['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'ilike', 'is', 'match', 'imatch', 'isdistinct'] as const;
+type FilterOp = (typeof FILTER_OPS)[number];
 
 export interface ColumnFilter {
   column: string;
@@ -186,7 +186,12 @@ function castFilterValue(value: string, typname: string | undefined): number | b
     }
     case 'time': {
       // Postgres prints zone offsets as +00; Date.parse wants +00:00
-      const t = Date.parse(value.trim().replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'));
+      const t = Date.parse(
+        value
+          .trim()
+          .replace(' ', 'T')
+          .replace(/([+-]\d\d)$/, '$1:00'),
+      );
       return Number.isNaN(t) ? undefined : t;
     }
     case 'uuid':
@@ -255,7 +260,14 @@ function compileOp(f: ColumnFilter, typname: string | undefined): (v: unknown) =
     case 'gt':
     case 'gte': {
       const b = cast(f.value);
-      const ok = { eq: (c: number) => c === 0, neq: (c: number) => c !== 0, lt: (c: number) => c < 0, lte: (c: number) => c <= 0, gt: (c: number) => c > 0, gte: (c: number) => c >= 0 }[f.op];
+      const ok = {
+        eq: (c: number) => c === 0,
+        neq: (c: number) => c !== 0,
+        lt: (c: number) => c < 0,
+        lte: (c: number) => c <= 0,
+        gt: (c: number) => c > 0,
+        gte: (c: number) => c >= 0,
+      }[f.op];
       return (v) => {
         const a = castRowValue(v, typname);
         return a === undefined ? null : ok(compare(a, b));

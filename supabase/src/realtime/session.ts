@@ -220,7 +220,13 @@ export class Session {
 
   // The channel's process stops: a system error, then Phoenix's phx_close.
   private shutdown(ch: Channel, message: string) {
-    this.send({ joinRef: ch.joinRef, ref: null, topic: ch.topic, event: 'system', payload: { extension: 'system', status: 'error', message, channel: ch.name } });
+    this.send({
+      joinRef: ch.joinRef,
+      ref: null,
+      topic: ch.topic,
+      event: 'system',
+      payload: { extension: 'system', status: 'error', message, channel: ch.name },
+    });
     this.close(ch);
   }
 

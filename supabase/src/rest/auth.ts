@@ -4,7 +4,7 @@ import { JwtError, verifyJwt, type JwtClaims } from '../keys.ts';
 import { jwtError, RestError } from './errors.ts';
 
 /** The database roles a request may switch to; anything else never reaches SQL. */
-export const API_ROLES = ['anon', 'authenticated', 'service_role'] as const;
+const API_ROLES = ['anon', 'authenticated', 'service_role'] as const;
 export type ApiRole = (typeof API_ROLES)[number];
 
 export interface RequestAuth {

@@ -6,7 +6,7 @@ import { parseError, RestError } from './errors.ts';
  * identifiers and binds values as parameters.
  */
 
-export interface JsonStep {
+interface JsonStep {
   arrow: '->' | '->>';
   key: string;
 }
@@ -19,15 +19,38 @@ export interface Field {
 
 export type SelectItem = { kind: 'star' } | { kind: 'column'; field: Field; alias?: string; cast?: string };
 
-export const OPERATORS = [
-  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct',
-  'cs', 'cd', 'ov', 'sl', 'sr', 'nxl', 'nxr', 'adj', 'fts', 'plfts', 'phfts', 'wfts',
+const OPERATORS = [
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'match',
+  'imatch',
+  'in',
+  'is',
+  'isdistinct',
+  'cs',
+  'cd',
+  'ov',
+  'sl',
+  'sr',
+  'nxl',
+  'nxr',
+  'adj',
+  'fts',
+  'plfts',
+  'phfts',
+  'wfts',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
 const QUANTIFIABLE = new Set<Operator>(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch']);
 const FTS = new Set<Operator>(['fts', 'plfts', 'phfts', 'wfts']);
-export const IS_VALUES = ['null', 'not_null', 'true', 'false', 'unknown'] as const;
+const IS_VALUES = ['null', 'not_null', 'true', 'false', 'unknown'] as const;
 
 export interface Operation {
   negate: boolean;
@@ -40,9 +63,7 @@ export interface Operation {
   value: string | string[];
 }
 
-export type Condition =
-  | ({ kind: 'filter'; field: Field } & Operation)
-  | { kind: 'logic'; op: 'and' | 'or'; negate: boolean; children: Condition[] };
+export type Condition = ({ kind: 'filter'; field: Field } & Operation) | { kind: 'logic'; op: 'and' | 'or'; negate: boolean; children: Condition[] };
 
 export interface OrderTerm {
   field: Field;
@@ -77,7 +98,7 @@ export function splitTopLevel(s: string, sep = ','): string[] {
 }
 
 /** `"a \"b\""` → `a "b"`; anything not wrapped in quotes is returned as is. */
-export function unquote(s: string): string {
+function unquote(s: string): string {
   if (s.length >= 2 && s.startsWith('"') && s.endsWith('"')) return s.slice(1, -1).replace(/\\(.)/gs, '$1');
   return s;
 }
@@ -98,7 +119,7 @@ function readName(s: string): { name: string; rest: string } {
 }
 
 /** `col`, `col->a->>b`, `"my col"->0`. */
-export function parseField(s: string): Field {
+function parseField(s: string): Field {
   const { name, rest } = readName(s);
   if (!name) throw parseError(`failed to parse field "${s}"`, 'empty column name');
   const path: JsonStep[] = [];
@@ -149,7 +170,10 @@ export function parseSelect(raw: string | null, table: string): SelectItem[] {
       if (AGGREGATE.test(item.replace(/^[^:]*:(?!:)/, ''))) {
         throw new RestError(400, 'PGRST123', 'Use of aggregate functions is not allowed');
       }
-      const rel = item.replace(/^\.\.\./, '').replace(/^[^:(]*:(?!:)/, '').split(/[!(]/)[0];
+      const rel = item
+        .replace(/^\.\.\./, '')
+        .replace(/^[^:(]*:(?!:)/, '')
+        .split(/[!(]/)[0];
       throw new RestError(
         400,
         'PGRST200',
@@ -317,6 +341,12 @@ export function parseRangeHeader(raw: string | undefined): { offset: number; lim
   const offset = Number(m[1]);
   if (m[2] === '') return { offset };
   const last = Number(m[2]);
-  if (last < offset) throw new RestError(416, 'PGRST103', 'Requested range not satisfiable', 'The lower boundary must be lower than or equal to the upper boundary in the Range header.');
+  if (last < offset)
+    throw new RestError(
+      416,
+      'PGRST103',
+      'Requested range not satisfiable',
+      'The lower boundary must be lower than or equal to the upper boundary in the Range header.',
+    );
   return { offset, limit: last - offset + 1 };
 }

@@ -24,7 +24,6 @@ import {
 import { EXPOSED_SCHEMA, getSchemaCache, invalidateSchemaCache, type SchemaCache } from './schema-cache.ts';
 
 export { invalidateSchemaCache } from './schema-cache.ts';
-export { statusForSqlState } from './errors.ts';
 
 /** Supabase's per-role statement_timeout (§4.1); service_role keeps the server's. */
 const STATEMENT_TIMEOUT: Partial<Record<ApiRole, string>> = { anon: '3s', authenticated: '8s' };
@@ -115,7 +114,9 @@ async function execute(ctx: LocalContext, c: Context, auth: RequestAuth, target:
   const { sql } = plan;
   if (sql === undefined) return plan.finish({ rows: [], fields: [], rowCount: 0 });
   const requestHeaders: Record<string, string> = {};
-  c.req.raw.headers.forEach((value, key) => (requestHeaders[key] = value));
+  c.req.raw.headers.forEach((value, key) => {
+    requestHeaders[key] = value;
+  });
   const headers = JSON.stringify(requestHeaders);
   const path = target.kind === 'rpc' ? `/rpc/${target.name}` : `/${target.name}`;
   return ctx.db.transaction(async (tx) => {

@@ -23,7 +23,7 @@ import { ident, Params, qualified, renderOrder, renderWhere, rowsSql } from './s
  */
 
 /** Supabase's db-max-rows: reads are silently capped. */
-export const MAX_ROWS = 1000;
+const MAX_ROWS = 1000;
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const OBJECT_TYPE = 'application/vnd.pgrst.object+json';
 
@@ -82,7 +82,13 @@ export function parseQuery(query: URLSearchParams, relation: string, argNames: S
     else if (argNames.has(key)) parts.args[key] = value;
     else if (embeddedPrefix(key) !== undefined) {
       const embed = embeddedPrefix(key);
-      throw new RestError(400, 'PGRST108', `'${embed}' is not an embedded resource in this request`, null, `Verify that '${embed}' is included in the 'select' query parameter.`);
+      throw new RestError(
+        400,
+        'PGRST108',
+        `'${embed}' is not an embedded resource in this request`,
+        null,
+        `Verify that '${embed}' is included in the 'select' query parameter.`,
+      );
     } else parts.conditions.push(parseFilter(key, value));
   }
   return parts;
@@ -185,7 +191,10 @@ function writeFinish(req: RestRequest, representation: boolean, created: boolean
 function withReturning(dml: string, tbl: string, representation: boolean, select: SelectItem[], p: Params): string {
   if (!representation) return dml;
   // without RETURNING (return=minimal) SELECT privileges and policies are not involved, as in PostgREST
-  return rowsSql({ cte: `with pgrst_source as (${dml} returning ${tbl}.*) `, from: 'pgrst_source', qualifier: 'pgrst_source', select, where: '', order: '', count: false }, p);
+  return rowsSql(
+    { cte: `with pgrst_source as (${dml} returning ${tbl}.*) `, from: 'pgrst_source', qualifier: 'pgrst_source', select, where: '', order: '', count: false },
+    p,
+  );
 }
 
 export function planInsert(req: RestRequest, table: TableInfo, parts: QueryParts): Plan {

@@ -14,14 +14,14 @@ export interface TableInfo {
   primaryKey: string[];
 }
 
-export interface FunctionArg {
+interface FunctionArg {
   name: string;
   /** format_type() of the argument, from the catalog (safe to splice into SQL). */
   type: string;
   hasDefault: boolean;
 }
 
-export type ReturnShape = 'void' | 'scalar' | 'row' | 'setof-scalar' | 'setof-rows';
+type ReturnShape = 'void' | 'scalar' | 'row' | 'setof-scalar' | 'setof-rows';
 
 export interface FunctionInfo {
   name: string;

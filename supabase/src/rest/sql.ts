@@ -31,7 +31,7 @@ export function arrayLiteral(values: string[]): string {
   return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }
 
-export function renderField(f: Field, qualifier: string, p: Params): string {
+function renderField(f: Field, qualifier: string, p: Params): string {
   let sql = `${qualifier}.${ident(f.name)}`;
   for (const step of f.path) {
     sql += /^-?\d+$/.test(step.key) ? `${step.arrow}${p.add(step.key)}::int` : `${step.arrow}${p.add(step.key)}::text`;
@@ -39,7 +39,7 @@ export function renderField(f: Field, qualifier: string, p: Params): string {
   return sql;
 }
 
-export function renderSelect(items: SelectItem[], qualifier: string, p: Params): string {
+function renderSelect(items: SelectItem[], qualifier: string, p: Params): string {
   return items
     .map((item) => {
       if (item.kind === 'star') return `${qualifier}.*`;

@@ -15,7 +15,10 @@ declare module 'vitest' {
 export function testDatabaseKinds(): DbKind[] {
   const env = process.env.TEST_DATABASES;
   if (!env) return ['pglite', 'postgres'];
-  return env.split(',').map((s) => s.trim()).filter(Boolean) as DbKind[];
+  return env
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) as DbKind[];
 }
 
 /**

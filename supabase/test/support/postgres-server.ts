@@ -50,7 +50,24 @@ export async function startPostgres(): Promise<RunningPostgres> {
   run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   writeFileSync(path.join(dir, 'note.txt'), 'test cluster, deleted on stop\n');
   const port = await freePort();
-  const args = ['-D', data, '-p', String(port), '-k', dir, '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
+  const args = [
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-h',
+    '127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=200',
+  ];
   const child = asRoot
     ? spawn('runuser', ['-u', 'postgres', '--', path.join(bin, 'postgres'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
     : spawn(path.join(bin, 'postgres'), args, { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -3,7 +3,7 @@
 import { loadStripe } from '@stripe/stripe-js/pure';
 import type { Stripe } from '@stripe/stripe-js';
 
-export const STRIPE_LOAD_TIMEOUT_MS = 15_000;
+const STRIPE_LOAD_TIMEOUT_MS = 15_000;
 export const STRIPE_LOAD_FAILED = "The payment form couldn't load (offline or blocked).";
 
 let cached: { key: string; promise: Promise<Stripe> } | null = null;
@@ -13,7 +13,11 @@ let cached: { key: string; promise: Promise<Stripe> } | null = null;
  * blocked script may also never settle, hence the timeout. A failure is not cached, so Retry
  * asks again.
  */
-export function loadStripeOnce(publishableKey: string, load: (key: string) => Promise<Stripe | null> = loadStripe, timeoutMs = STRIPE_LOAD_TIMEOUT_MS): Promise<Stripe> {
+export function loadStripeOnce(
+  publishableKey: string,
+  load: (key: string) => Promise<Stripe | null> = loadStripe,
+  timeoutMs = STRIPE_LOAD_TIMEOUT_MS,
+): Promise<Stripe> {
   if (cached?.key === publishableKey) return cached.promise;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const promise = Promise.race([

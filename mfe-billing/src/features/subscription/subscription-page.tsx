@@ -132,7 +132,13 @@ export function SubscriptionPage({ gateway, account, status, notify }: Subscript
             </DataList.Root>
             <HStack gap="2" alignSelf={{ base: 'flex-start', lg: 'center' }}>
               {cancelState && (
-                <Button variant="outline" colorPalette="red" disabled={cancelState.disabled} onClick={() => setConfirmCancel(true)} data-testid="cancel-subscription">
+                <Button
+                  variant="outline"
+                  colorPalette="red"
+                  disabled={cancelState.disabled}
+                  onClick={() => setConfirmCancel(true)}
+                  data-testid="cancel-subscription"
+                >
                   {cancelState.label}
                 </Button>
               )}
@@ -151,10 +157,17 @@ export function SubscriptionPage({ gateway, account, status, notify }: Subscript
               <Stack gap="1">
                 <Text fontWeight="semibold">Try it for {config.config?.trial.days ?? 7} days</Text>
                 <Text textStyle="sm" color="fg.muted">
-                  {formatUsd(config.config?.trial.amount ?? 10)} once, with {formatCredits(config.config?.trial.credits ?? 250)} credits to try every tool. Offered once, before your first plan.
+                  {formatUsd(config.config?.trial.amount ?? 10)} once, with {formatCredits(config.config?.trial.credits ?? 250)} credits to try every tool.
+                  Offered once, before your first plan.
                 </Text>
               </Stack>
-              <Button colorPalette="brand" variant="outline" loading={starting === TRIAL_KEY} disabled={!!starting && starting !== TRIAL_KEY} onClick={startTrial}>
+              <Button
+                colorPalette="brand"
+                variant="outline"
+                loading={starting === TRIAL_KEY}
+                disabled={!!starting && starting !== TRIAL_KEY}
+                onClick={startTrial}
+              >
                 Start 7-day trial
               </Button>
             </Stack>

@@ -1,6 +1,22 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
-import { Alert, Button, CloseButton, Dialog, Field, Heading, Input, InputGroup, Link, NativeSelect, Portal, Separator, Skeleton, Stack, Text } from '@chakra-ui/react';
+import {
+  Alert,
+  Button,
+  CloseButton,
+  Dialog,
+  Field,
+  Heading,
+  Input,
+  InputGroup,
+  Link,
+  NativeSelect,
+  Portal,
+  Separator,
+  Skeleton,
+  Stack,
+  Text,
+} from '@chakra-ui/react';
 import { NO_PLAN } from '@aim/shared-kit/domain';
 import { formatCredits } from '@aim/shared-kit/format';
 import type { TopUpDialogProps } from '@aim/shared-kit/remote';

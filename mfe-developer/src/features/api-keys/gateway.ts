@@ -13,7 +13,7 @@ export type ApiKeysGateway = {
   copyText(text: string): Promise<void>;
 };
 
-export function createApiKeysGateway(api: ApiClient, afterChange: () => Promise<void>): ApiKeysGateway {
+function createApiKeysGateway(api: ApiClient, afterChange: () => Promise<void>): ApiKeysGateway {
   // The page reports failures itself (toast with its own title, alert), not the client's toast.
   const quiet = { toastOnError: false };
   return {

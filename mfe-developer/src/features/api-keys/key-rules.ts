@@ -28,7 +28,7 @@ export function displayKey(key: string, revealed: boolean): string {
 export type LocalChange<T> = { value: T; stale: readonly T[] };
 
 export function preferLocal<T>(server: T, local: LocalChange<T> | null): T {
-  return local && local.stale.includes(server) ? local.value : server;
+  return local?.stale.includes(server) ? local.value : server;
 }
 
 /** Records `value` as the newest change; what the row or an earlier change held becomes stale. */

@@ -17,7 +17,7 @@ export const REQUEST_TYPES = [
 
 export type RequestType = (typeof REQUEST_TYPES)[number]['id'];
 
-export const DEFAULT_LANGUAGE: Language = 'nodejs';
+const DEFAULT_LANGUAGE: Language = 'nodejs';
 /** An empty requestType parameter (the spec's default) shows the Generate sample. */
 export const DEFAULT_REQUEST_TYPE: RequestType = 'generate';
 
@@ -37,7 +37,7 @@ export function parseRequestType(value: string | null | undefined): RequestType 
   return REQUEST_TYPES.find((r) => r.id === v)?.id ?? '';
 }
 
-export function requestPath(type: RequestType): string {
+function requestPath(type: RequestType): string {
   return REQUEST_TYPES.find((r) => r.id === type)!.path;
 }
 
@@ -69,7 +69,7 @@ export function buildSample(input: SampleInput): string {
         ? 'Start a 4-image generation; the answer carries its task_id.'
         : `Read a task's status and result. Replace ${TASK_ID_PLACEHOLDER} with the task_id from /pro/imagine.`,
   };
-  return WRITERS[input.language](spec).join('\n') + '\n';
+  return `${WRITERS[input.language](spec).join('\n')}\n`;
 }
 
 type RequestSpec = { url: string; apiKey: string; body: Record<string, string>; purpose: string };
@@ -105,6 +105,7 @@ const WRITERS: Record<Language, (spec: RequestSpec) => string[]> = {
     '    }),',
     '  });',
     '  const data = await response.json();',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: this is the sample's own template literal
     '  if (!response.ok) throw new Error(data.errors?.[0]?.msg ?? `HTTP ${response.status}`);',
     '  console.log(JSON.stringify(data, null, 2));',
     '}',

@@ -12,7 +12,7 @@ export type OnboardingGateway = OnboardingCalls & {
 
 const inline = { toastOnError: false } as const;
 
-export function createOnboardingGateway(api: ApiClient, ready: boolean): OnboardingGateway {
+function createOnboardingGateway(api: ApiClient, ready: boolean): OnboardingGateway {
   return {
     ready,
     imagine: async (prompt) => (await api.post<{ task_id: string }>('/pro/imagine', { prompt }, inline)).task_id,

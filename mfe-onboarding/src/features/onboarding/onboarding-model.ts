@@ -51,7 +51,7 @@ export const AI_PHOTO_STEPS = [
 export const ONBOARDING_FAILED = 'Something went wrong. Please try again.';
 
 export const MIDJOURNEY_PATH = '/dashboard/tools/midjourney';
-export const AI_PHOTOS_PATH = '/dashboard/tools/ai-photos';
+const AI_PHOTOS_PATH = '/dashboard/tools/ai-photos';
 export const SUBSCRIPTION_PATH = '/dashboard/billing/subscription';
 
 /** Spec §3: the style suffix is appended to the template label as is. */
@@ -61,7 +61,7 @@ export function finalPrompt(template: PromptTemplate, style: StyleId): string {
   return template + suffix;
 }
 
-export function midjourneyPath(taskId?: string | null): string {
+function midjourneyPath(taskId?: string | null): string {
   return taskId ? `${MIDJOURNEY_PATH}?${new URLSearchParams({ taskId })}` : MIDJOURNEY_PATH;
 }
 

@@ -157,14 +157,28 @@ export function OnboardingWizard({ gateway }: { gateway: OnboardingGateway }) {
               <Alert.Content gap="2">
                 <Alert.Title>{creditsMessage}</Alert.Title>
                 <Alert.Description>
-                  New accounts start with 0 credits, so this picture could not be generated yet. Get credits first, or go on to the
-                  Midjourney tool and generate once your balance allows it.
+                  New accounts start with 0 credits, so this picture could not be generated yet. Get credits first, or go on to the Midjourney tool and generate
+                  once your balance allows it.
                 </Alert.Description>
                 <HStack gap="2" wrap="wrap" pt="1">
-                  <Button size="sm" colorPalette="brand" loading={busy === 'to-billing'} disabled={isBusy} onClick={() => void skipGeneration('to-billing', SUBSCRIPTION_PATH)}>
+                  <Button
+                    size="sm"
+                    colorPalette="brand"
+                    loading={busy === 'to-billing'}
+                    disabled={isBusy}
+                    onClick={() => void skipGeneration('to-billing', SUBSCRIPTION_PATH)}
+                  >
                     Get credits
                   </Button>
-                  <Button size="sm" variant="outline" colorPalette="gray" bg="bg" loading={busy === 'to-tool'} disabled={isBusy} onClick={() => void skipGeneration('to-tool', MIDJOURNEY_PATH)}>
+                  <Button
+                    size="sm"
+                    variant="outline"
+                    colorPalette="gray"
+                    bg="bg"
+                    loading={busy === 'to-tool'}
+                    disabled={isBusy}
+                    onClick={() => void skipGeneration('to-tool', MIDJOURNEY_PATH)}
+                  >
                     Continue without generating
                   </Button>
                 </HStack>

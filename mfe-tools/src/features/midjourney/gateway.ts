@@ -39,7 +39,7 @@ type TaskIdAnswer = { task_id: string };
 /** PostgREST's code for `.single()` finding no row. */
 const NO_ROWS = 'PGRST116';
 
-export function createMidjourneyGateway(api: ApiClient, supabase: SupabaseClient, email: string | null, ready: boolean): MidjourneyGateway {
+function createMidjourneyGateway(api: ApiClient, supabase: SupabaseClient, email: string | null, ready: boolean): MidjourneyGateway {
   const post = async (path: string, body: unknown) => (await api.post<TaskIdAnswer>(path, body)).task_id;
 
   async function readFrom(table: 'tasks' | 'tasks_archive_1', taskId: string): Promise<MidjourneyTask | null> {

@@ -22,7 +22,7 @@ import { UploadImage } from './components/upload-image.tsx';
 import { ResultGrid, ResultSingle, TaskFailed, TaskProgress } from './components/task-result.tsx';
 import { TaskActions } from './components/task-actions.tsx';
 
-export const SEED_NOT_READY = 'The seed is not ready yet, please try again in a moment.';
+const SEED_NOT_READY = 'The seed is not ready yet, please try again in a moment.';
 /** /fetch is asked again this many times while the seed task is still running. */
 const SEED_FETCH_ATTEMPTS = 5;
 
@@ -222,7 +222,20 @@ type TaskViewProps = {
   onDownload: () => void;
 };
 
-function TaskView({ task, archived, busyKey, creating, seed, onUpscale, onFurtherUpscale, onVariation, onReroll, onSeed, onFavorite, onDownload }: TaskViewProps) {
+function TaskView({
+  task,
+  archived,
+  busyKey,
+  creating,
+  seed,
+  onUpscale,
+  onFurtherUpscale,
+  onVariation,
+  onReroll,
+  onSeed,
+  onFavorite,
+  onDownload,
+}: TaskViewProps) {
   const phase = taskPhase(task.status);
   const layout = resultLayout(task.type);
   const actions = availableActions(task, archived);

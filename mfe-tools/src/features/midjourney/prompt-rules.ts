@@ -12,8 +12,7 @@ export function isSubmitKey(event: { key: string; shiftKey: boolean; isComposing
 }
 
 export const UNSUPPORTED_IMAGE_MESSAGE = 'Only jpeg, png, gif and webp images can be uploaded.';
-export const INSECURE_UPLOAD_URL_MESSAGE =
-  'The image was uploaded, but the server returned a URL that is not https, so it is not shown.';
+export const INSECURE_UPLOAD_URL_MESSAGE = 'The image was uploaded, but the server returned a URL that is not https, so it is not shown.';
 
 export function isAcceptedImage(file: { type: string }): boolean {
   return (ACCEPTED_IMAGE_TYPES as readonly string[]).includes(file.type);

@@ -26,12 +26,7 @@ export const ERROR_DOWNLOADING_IMAGE = 'Error downloading image';
 export const EMPTY_PROMPT_MESSAGE = 'Enter a prompt to imagine.';
 
 /** The chips under the prompt box: the onboarding wizard's templates, so both screens agree. */
-export const EXAMPLE_PROMPTS = [
-  'A beautiful sunset over a serene lake',
-  'Modern luxury villa',
-  'Minimal gradient logo',
-  'Cyberpunk city at sunset',
-] as const;
+export const EXAMPLE_PROMPTS = ['A beautiful sunset over a serene lake', 'Modern luxury villa', 'Minimal gradient logo', 'Cyberpunk city at sunset'] as const;
 
 export function isMidjourneyTask(type: string | null | undefined): boolean {
   return !!type && taskFamily(type) === 'midjourney';

@@ -2,11 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { MidjourneyGateway } from './gateway.ts';
 import { ERROR_FETCHING_TASK, isMidjourneyTask, mergeTaskUpdate, NOT_MIDJOURNEY_TASK, taskPhase, type MidjourneyTask } from './task-model.ts';
 
-export type TaskState =
-  | { status: 'idle' }
-  | { status: 'loading' }
-  | { status: 'error' }
-  | { status: 'ready'; task: MidjourneyTask; archived: boolean };
+export type TaskState = { status: 'idle' } | { status: 'loading' } | { status: 'error' } | { status: 'ready'; task: MidjourneyTask; archived: boolean };
 
 type Options = {
   gateway: Pick<MidjourneyGateway, 'readTask' | 'watchTask'>;

@@ -29,7 +29,7 @@ import { AUTHENTICATION_FAILED, AUTHENTICATION_REQUIRED, findTestCard, testCardB
 
 const S = 'billing_sandbox';
 
-export interface SandboxCardInput {
+interface SandboxCardInput {
   number: string;
   exp_month: number;
   exp_year: number;
@@ -38,7 +38,7 @@ export interface SandboxCardInput {
 }
 
 /** What the sandbox card form sends: a new card, a saved one, and/or the 3-D Secure decision. */
-export interface SandboxConfirmInput {
+interface SandboxConfirmInput {
   clientSecret: string;
   card?: SandboxCardInput;
   paymentMethodId?: string;
@@ -46,7 +46,7 @@ export interface SandboxConfirmInput {
 }
 
 /** Shaped like the intent Stripe.js hands back from confirmPayment / confirmSetup. */
-export interface SandboxConfirmResult {
+interface SandboxConfirmResult {
   object: 'payment_intent' | 'setup_intent';
   id: string;
   status: string;
@@ -162,10 +162,14 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
     const result = await db.transaction((tx) =>
       fn(tx, async (e, at) => {
         const event = { ...e, id: newId('evt'), created: at } as BillingEvent;
-        await tx.query(
-          `insert into ${S}.events (id, type, customer_id, object_id, payload, created_at) values ($1, $2, $3, $4, $5, $6)`,
-          [event.id, event.type, event.customerId, objectIdOf(event), JSON.stringify(event), at],
-        );
+        await tx.query(`insert into ${S}.events (id, type, customer_id, object_id, payload, created_at) values ($1, $2, $3, $4, $5, $6)`, [
+          event.id,
+          event.type,
+          event.customerId,
+          objectIdOf(event),
+          JSON.stringify(event),
+          at,
+        ]);
         recorded.push(event);
       }),
     );
@@ -199,7 +203,16 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
 
   async function insertIntent(
     tx: Queryable,
-    i: { customerId: string; amountCents: number; kind: PaymentKind | null; invoiceId?: string; metadata?: Record<string, string>; offSession?: boolean; paymentMethod?: string; idempotencyKey?: string },
+    i: {
+      customerId: string;
+      amountCents: number;
+      kind: PaymentKind | null;
+      invoiceId?: string;
+      metadata?: Record<string, string>;
+      offSession?: boolean;
+      paymentMethod?: string;
+      idempotencyKey?: string;
+    },
   ): Promise<IntentRow | undefined> {
     const id = newId('pi');
     const { rows } = await tx.query<IntentRow>(
@@ -232,7 +245,14 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
   /** An open invoice with its payment intent, in one transaction. */
   async function openInvoice(
     tx: Queryable,
-    i: { customerId: string; subscriptionId: string; plan: PlanId; reason: 'subscription_create' | 'subscription_update' | 'subscription_cycle'; idempotencyKey: string | null; at: Date },
+    i: {
+      customerId: string;
+      subscriptionId: string;
+      plan: PlanId;
+      reason: 'subscription_create' | 'subscription_update' | 'subscription_cycle';
+      idempotencyKey: string | null;
+      at: Date;
+    },
   ): Promise<{ invoiceId: string; intent: IntentRow } | undefined> {
     const invoiceId = newId('in');
     const { rows } = await tx.query(
@@ -241,7 +261,13 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
       [invoiceId, i.customerId, i.subscriptionId, i.plan, PLANS[i.plan].amountCents, i.reason, i.idempotencyKey, i.at],
     );
     if (!rows[0]) return undefined;
-    const intent = await insertIntent(tx, { customerId: i.customerId, amountCents: PLANS[i.plan].amountCents, kind: null, invoiceId, offSession: i.reason === 'subscription_cycle' });
+    const intent = await insertIntent(tx, {
+      customerId: i.customerId,
+      amountCents: PLANS[i.plan].amountCents,
+      kind: null,
+      invoiceId,
+      offSession: i.reason === 'subscription_cycle',
+    });
     await tx.query(`update ${S}.invoices set payment_intent_id = $2 where id = $1`, [invoiceId, intent!.id]);
     return { invoiceId, intent: intent! };
   }
@@ -269,26 +295,43 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
   ): Promise<SandboxConfirmResult> {
     if (outcome !== 'ok') {
       const error = declineError(outcome);
-      await tx.query(`update ${S}.payment_intents set status = 'requires_payment_method', payment_method = null, last_error = $2, updated_at = $3 where id = $1`, [
-        pi.id,
-        JSON.stringify(error),
-        at,
-      ]);
+      await tx.query(
+        `update ${S}.payment_intents set status = 'requires_payment_method', payment_method = null, last_error = $2, updated_at = $3 where id = $1`,
+        [pi.id, JSON.stringify(error), at],
+      );
       if (pi.kind) {
         await record(
-          { type: 'payment_intent.payment_failed', customerId: pi.customer_id, intentId: pi.id, kind: pi.kind, code: outcome.code, declineCode: outcome.declineCode, message: outcome.message, metadata: pi.metadata },
+          {
+            type: 'payment_intent.payment_failed',
+            customerId: pi.customer_id,
+            intentId: pi.id,
+            kind: pi.kind,
+            code: outcome.code,
+            declineCode: outcome.declineCode,
+            message: outcome.message,
+            metadata: pi.metadata,
+          },
           at,
         );
       }
       return { object: 'payment_intent', id: pi.id, status: 'requires_payment_method', payment_method: null, next_action: null, error };
     }
 
-    await tx.query(`update ${S}.payment_intents set status = 'succeeded', payment_method = $2, last_error = null, updated_at = $3 where id = $1`, [pi.id, method.id, at]);
+    await tx.query(`update ${S}.payment_intents set status = 'succeeded', payment_method = $2, last_error = null, updated_at = $3 where id = $1`, [
+      pi.id,
+      method.id,
+      at,
+    ]);
     if (pi.setup_future_usage && method.customer_id === null) {
       await tx.query(`update ${S}.payment_methods set customer_id = $2, set_up = true where id = $1`, [method.id, pi.customer_id]);
     }
     if (pi.invoice_id) {
-      const { rows } = await tx.query<{ subscription_id: string; plan: PlanId; billing_reason: 'subscription_create' | 'subscription_update' | 'subscription_cycle'; current_period_end: Date }>(
+      const { rows } = await tx.query<{
+        subscription_id: string;
+        plan: PlanId;
+        billing_reason: 'subscription_create' | 'subscription_update' | 'subscription_cycle';
+        current_period_end: Date;
+      }>(
         `with paid as (
            update ${S}.invoices set status = 'paid', paid_at = $2 where id = $1 returning subscription_id, plan, billing_reason
          )
@@ -344,15 +387,18 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
   ): Promise<SandboxConfirmResult> {
     if (outcome !== 'ok') {
       const error = declineError(outcome);
-      await tx.query(`update ${S}.setup_intents set status = 'requires_payment_method', payment_method = null, last_error = $2, updated_at = $3 where id = $1`, [
-        si.id,
-        JSON.stringify(error),
-        at,
-      ]);
+      await tx.query(
+        `update ${S}.setup_intents set status = 'requires_payment_method', payment_method = null, last_error = $2, updated_at = $3 where id = $1`,
+        [si.id, JSON.stringify(error), at],
+      );
       return { object: 'setup_intent', id: si.id, status: 'requires_payment_method', payment_method: null, next_action: null, error };
     }
     await tx.query(`update ${S}.payment_methods set customer_id = $2, set_up = true where id = $1`, [method.id, si.customer_id]);
-    await tx.query(`update ${S}.setup_intents set status = 'succeeded', payment_method = $2, last_error = null, updated_at = $3 where id = $1`, [si.id, method.id, at]);
+    await tx.query(`update ${S}.setup_intents set status = 'succeeded', payment_method = $2, last_error = null, updated_at = $3 where id = $1`, [
+      si.id,
+      method.id,
+      at,
+    ]);
     await record({ type: 'setup_intent.succeeded', customerId: si.customer_id, setupIntentId: si.id, paymentMethodId: method.id }, at);
     return { object: 'setup_intent', id: si.id, status: 'succeeded', payment_method: method.id, next_action: null, error: null };
   }
@@ -409,7 +455,14 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
       const { rows } = await tx.query<IntentRow>(`select * from ${S}.payment_intents where id = $1 for update`, [pi.id]);
       const current = rows[0];
       if (current.status !== 'requires_payment_method' && current.status !== 'requires_action') {
-        return { object: 'payment_intent', id: current.id, status: current.status, payment_method: current.payment_method, next_action: null, error: current.last_error };
+        return {
+          object: 'payment_intent',
+          id: current.id,
+          status: current.status,
+          payment_method: current.payment_method,
+          next_action: null,
+          error: current.last_error,
+        };
       }
       const awaiting = current.status === 'requires_action' && !input.card && !input.paymentMethodId;
       const method = await methodFor(tx, customerId, input, awaiting ? current.payment_method : null, at);
@@ -419,8 +472,19 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
       const after = card.afterChallenge ?? 'ok';
       const outcome = decide(step, input.threeDSecure, after === '3ds' ? 'ok' : after);
       if (outcome === 'requires_action') {
-        await tx.query(`update ${S}.payment_intents set status = 'requires_action', payment_method = $2, last_error = null, updated_at = $3 where id = $1`, [current.id, method.id, at]);
-        return { object: 'payment_intent', id: current.id, status: 'requires_action', payment_method: method.id, next_action: { type: 'sandbox_three_d_secure' }, error: null };
+        await tx.query(`update ${S}.payment_intents set status = 'requires_action', payment_method = $2, last_error = null, updated_at = $3 where id = $1`, [
+          current.id,
+          method.id,
+          at,
+        ]);
+        return {
+          object: 'payment_intent',
+          id: current.id,
+          status: 'requires_action',
+          payment_method: method.id,
+          next_action: { type: 'sandbox_three_d_secure' },
+          error: null,
+        };
       }
       return settleIntent(tx, record, current, method, outcome, at);
     });
@@ -437,7 +501,14 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
       const { rows } = await tx.query<SetupRow>(`select * from ${S}.setup_intents where id = $1 for update`, [si.id]);
       const current = rows[0];
       if (current.status === 'succeeded' || current.status === 'canceled') {
-        return { object: 'setup_intent', id: current.id, status: current.status, payment_method: current.payment_method, next_action: null, error: current.last_error };
+        return {
+          object: 'setup_intent',
+          id: current.id,
+          status: current.status,
+          payment_method: current.payment_method,
+          next_action: null,
+          error: current.last_error,
+        };
       }
       const awaiting = current.status === 'requires_action' && !input.card && !input.paymentMethodId;
       const method = await methodFor(tx, customerId, input, awaiting ? current.payment_method : null, at);
@@ -447,8 +518,19 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
       // a setup authorises without charging: a card declined only after its challenge still saves
       const outcome = decide(awaiting ? '3ds' : card.setup, input.threeDSecure, 'ok');
       if (outcome === 'requires_action') {
-        await tx.query(`update ${S}.setup_intents set status = 'requires_action', payment_method = $2, last_error = null, updated_at = $3 where id = $1`, [current.id, method.id, at]);
-        return { object: 'setup_intent', id: current.id, status: 'requires_action', payment_method: method.id, next_action: { type: 'sandbox_three_d_secure' }, error: null };
+        await tx.query(`update ${S}.setup_intents set status = 'requires_action', payment_method = $2, last_error = null, updated_at = $3 where id = $1`, [
+          current.id,
+          method.id,
+          at,
+        ]);
+        return {
+          object: 'setup_intent',
+          id: current.id,
+          status: 'requires_action',
+          payment_method: method.id,
+          next_action: { type: 'sandbox_three_d_secure' },
+          error: null,
+        };
       }
       return settleSetup(tx, record, current, method, outcome, at);
     });
@@ -547,7 +629,14 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
         if (!pi) {
           // the same charge asked again: answer what happened the first time
           const done = await intentByKey(tx, idempotencyKey);
-          return { object: 'payment_intent' as const, id: done.id, status: done.status, payment_method: done.payment_method, next_action: null, error: done.last_error };
+          return {
+            object: 'payment_intent' as const,
+            id: done.id,
+            status: done.status,
+            payment_method: done.payment_method,
+            next_action: null,
+            error: done.last_error,
+          };
         }
         return chargeSaved(tx, record, pi, method, now());
       });
@@ -565,7 +654,9 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
            on conflict (idempotency_key) do nothing`,
           [id, customerId, clientSecretFor(id), idempotencyKey],
         );
-        const { rows } = await tx.query<{ id: string; client_secret: string }>(`select id, client_secret from ${S}.setup_intents where idempotency_key = $1`, [idempotencyKey]);
+        const { rows } = await tx.query<{ id: string; client_secret: string }>(`select id, client_secret from ${S}.setup_intents where idempotency_key = $1`, [
+          idempotencyKey,
+        ]);
         return { setupIntentId: rows[0].id, clientSecret: rows[0].client_secret };
       });
     },
@@ -591,7 +682,10 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
         await ownedMethod(tx, customerId, paymentMethodId);
         await tx.query(`update ${S}.customers set default_payment_method = $2 where id = $1`, [customerId, paymentMethodId]);
         // a subscription's own default beats the customer's (Stripe), so move it too
-        await tx.query(`update ${S}.subscriptions set default_payment_method = $2 where customer_id = $1 and status <> 'canceled'`, [customerId, paymentMethodId]);
+        await tx.query(`update ${S}.subscriptions set default_payment_method = $2 where customer_id = $1 and status <> 'canceled'`, [
+          customerId,
+          paymentMethodId,
+        ]);
       });
     },
 
@@ -614,7 +708,10 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
            where id = $1 and default_payment_method = $2`,
           [customerId, paymentMethodId],
         );
-        await tx.query(`update ${S}.subscriptions set default_payment_method = null where customer_id = $1 and default_payment_method = $2`, [customerId, paymentMethodId]);
+        await tx.query(`update ${S}.subscriptions set default_payment_method = null where customer_id = $1 and default_payment_method = $2`, [
+          customerId,
+          paymentMethodId,
+        ]);
       });
     },
 
@@ -623,7 +720,10 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
     },
 
     async confirm(customerId, input) {
-      const pi = await db.query<IntentRow>(`select * from ${S}.payment_intents where client_secret = $1 and customer_id = $2`, [input.clientSecret, customerId]);
+      const pi = await db.query<IntentRow>(`select * from ${S}.payment_intents where client_secret = $1 and customer_id = $2`, [
+        input.clientSecret,
+        customerId,
+      ]);
       if (pi.rows[0]) return confirmPayment(customerId, pi.rows[0], input);
       const si = await db.query<SetupRow>(`select * from ${S}.setup_intents where client_secret = $1 and customer_id = $2`, [input.clientSecret, customerId]);
       if (si.rows[0]) return confirmSetup(customerId, si.rows[0], input);
@@ -666,7 +766,9 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
     },
 
     async events(customerId) {
-      const { rows } = await db.query<{ payload: Record<string, unknown> }>(`select payload from ${S}.events where customer_id = $1 order by seq`, [customerId]);
+      const { rows } = await db.query<{ payload: Record<string, unknown> }>(`select payload from ${S}.events where customer_id = $1 order by seq`, [
+        customerId,
+      ]);
       return rows.map((r) => reviveEvent(r.payload));
     },
   };

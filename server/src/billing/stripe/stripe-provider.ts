@@ -76,7 +76,13 @@ function offSessionResultOf(intent: Stripe.PaymentIntent): OffSessionResult {
   if (intent.status === 'succeeded' || intent.status === 'processing') return { status: intent.status as 'succeeded' | 'processing', intentId: intent.id };
   const error = intent.last_payment_error;
   if (error?.code) {
-    return { status: 'failed', intentId: intent.id, code: error.code, declineCode: error.decline_code ?? undefined, message: error.message ?? 'The payment failed' };
+    return {
+      status: 'failed',
+      intentId: intent.id,
+      code: error.code,
+      declineCode: error.decline_code ?? undefined,
+      message: error.message ?? 'The payment failed',
+    };
   }
   // an off-session charge that still wants the customer is one that needs authentication
   return { status: 'failed', intentId: intent.id, code: 'authentication_required', message: 'The payment requires authentication by the card holder' };

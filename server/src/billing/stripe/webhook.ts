@@ -7,7 +7,7 @@
  * are never derived from metadata: a top-up is worth what Stripe says it received, an invoice
  * the credits of the catalog plan its price maps to (the handler applies the catalog).
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { PlanId } from '../catalog.ts';
 import type { BillingEvent, PaymentKind } from '../payment-provider.ts';
 import type { PriceBook } from './prices.ts';

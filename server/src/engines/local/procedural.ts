@@ -54,7 +54,7 @@ function motifFor(word: string): Motif {
   return new HashStream('motif', word).pick(MOTIFS);
 }
 
-export function promptKeywords(prompt: string): string[] {
+function promptKeywords(prompt: string): string[] {
   const words = prompt
     .toLowerCase()
     .replace(/--\S+(\s+\S+)?/g, ' ') // Midjourney parameters (--ar 16:9) are not scene content
@@ -97,8 +97,10 @@ function motif(kind: Motif, stream: HashStream, w: number, h: number, hue: numbe
   switch (kind) {
     case 'tower': {
       const tw = size * 0.5;
-      const windows = Array.from({ length: 4 }, (_, i) =>
-        `<rect x="${n(x - tw * 0.25)}" y="${n(y - size * 1.8 + i * size * 0.4)}" width="${n(tw * 0.5)}" height="${n(size * 0.15)}" fill="${hsl(48, 90, 75)}" opacity="0.8"/>`,
+      const windows = Array.from(
+        { length: 4 },
+        (_, i) =>
+          `<rect x="${n(x - tw * 0.25)}" y="${n(y - size * 1.8 + i * size * 0.4)}" width="${n(tw * 0.5)}" height="${n(size * 0.15)}" fill="${hsl(48, 90, 75)}" opacity="0.8"/>`,
       ).join('');
       return `<rect x="${n(x - tw / 2)}" y="${n(y - size * 2)}" width="${n(tw)}" height="${n(size * 2)}" fill="${colour}"/>${windows}`;
     }
@@ -125,8 +127,10 @@ function motif(kind: Motif, stream: HashStream, w: number, h: number, hue: numbe
       return `<polygon points="${points.join(' ')}" fill="${colour}" opacity="0.9"/>`;
     }
     case 'orb':
-      return Array.from({ length: 3 }, (_, i) =>
-        `<circle cx="${n(x)}" cy="${n(y - size)}" r="${n(size * (1 - i * 0.28))}" fill="none" stroke="${colour}" stroke-width="${n(size * 0.07)}" opacity="${n(0.9 - i * 0.2)}"/>`,
+      return Array.from(
+        { length: 3 },
+        (_, i) =>
+          `<circle cx="${n(x)}" cy="${n(y - size)}" r="${n(size * (1 - i * 0.28))}" fill="none" stroke="${colour}" stroke-width="${n(size * 0.07)}" opacity="${n(0.9 - i * 0.2)}"/>`,
       ).join('');
     case 'birds':
       return Array.from({ length: stream.int(3, 6) }, () => {
@@ -139,7 +143,7 @@ function motif(kind: Motif, stream: HashStream, w: number, h: number, hue: numbe
 }
 
 /** The dark strip with the caption, placed along the bottom edge. */
-export function captionBar(width: number, height: number, caption: string): string {
+function captionBar(width: number, height: number, caption: string): string {
   const barHeight = Math.max(12, Math.round(height * 0.045));
   const scale = Math.max(1, Math.floor((barHeight * 0.6) / TEXT_HEIGHT_UNITS));
   const fitted = Math.min(scale, Math.max(1, Math.floor((width * 0.9) / Math.max(1, textWidth(caption, 1)))));
@@ -172,7 +176,9 @@ function scene(stream: HashStream, spec: Pick<TileSpec, 'prompt' | 'width' | 'he
   ];
   const bokehCount = stream.int(5, 12);
   for (let i = 0; i < bokehCount; i += 1) {
-    parts.push(`<circle cx="${n(stream.next() * w)}" cy="${n(stream.range(0, 0.6) * h)}" r="${n(stream.range(0.02, 0.07) * Math.min(w, h))}" fill="url(#bokeh)"/>`);
+    parts.push(
+      `<circle cx="${n(stream.next() * w)}" cy="${n(stream.range(0, 0.6) * h)}" r="${n(stream.range(0.02, 0.07) * Math.min(w, h))}" fill="url(#bokeh)"/>`,
+    );
   }
   const layers = spec.style === 'ideogram' ? 2 : stream.int(3, 4);
   for (let i = 0; i < layers; i += 1) {

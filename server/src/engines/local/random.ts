@@ -18,7 +18,9 @@ export class HashStream {
   /** A uniformly distributed 32-bit unsigned integer. */
   uint32(): number {
     if (this.offset + 4 > this.block.length) {
-      this.block = createHash('sha256').update(`${this.key}#${this.counter++}`).digest();
+      this.block = createHash('sha256')
+        .update(`${this.key}#${this.counter++}`)
+        .digest();
       this.offset = 0;
     }
     const value = this.block.readUInt32BE(this.offset);

@@ -18,16 +18,7 @@ import {
   type ProgressListener,
   type UpscaleType,
 } from '../engine.ts';
-import {
-  mapStatus,
-  parseProgress,
-  readImageUrls,
-  readSeed,
-  readSubmitResult,
-  type SubmitResult,
-  UPSCALE_BUTTONS,
-  type UpstreamTask,
-} from './protocol.ts';
+import { mapStatus, parseProgress, readImageUrls, readSeed, readSubmitResult, type SubmitResult, UPSCALE_BUTTONS, type UpstreamTask } from './protocol.ts';
 
 export interface MidjourneyProxyOptions {
   /** Base including the context path, e.g. `http://mj-proxy:8080/mj` or `https://relay/mj-fast/mj`. */
@@ -218,8 +209,7 @@ export function createMidjourneyProxyEngine(options: MidjourneyProxyOptions): En
 
   async function seed(parent: ParentRef, signal: AbortSignal): Promise<EngineResult> {
     const known = parent.seed;
-    const value =
-      known ?? readSeed((await call<SubmitResult>('GET', `/task/${encodeURIComponent(parentId(parent))}/image-seed`, signal)).result);
+    const value = known ?? readSeed((await call<SubmitResult>('GET', `/task/${encodeURIComponent(parentId(parent))}/image-seed`, signal)).result);
     if (value === undefined) throw new EngineError('upstream_failed', 'The seed of this image is not available.', { upstreamId: parent.upstreamId });
     return { engine: 'midjourney-proxy', method: 'image-seed', simulated: false, layout: 'none', images: [], seed: value, upstreamId: parent.upstreamId };
   }

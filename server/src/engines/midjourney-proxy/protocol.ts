@@ -12,7 +12,7 @@ export interface SubmitResult {
   properties?: Record<string, unknown>;
 }
 
-export interface UpstreamButton {
+interface UpstreamButton {
   customId: string;
   label?: string;
   emoji?: string;
@@ -33,7 +33,7 @@ export interface UpstreamTask {
   buttons?: UpstreamButton[] | null;
 }
 
-export const SUBMIT_CODES = {
+const SUBMIT_CODES = {
   success: 1,
   notFound: 3,
   validationError: 4,

@@ -23,6 +23,7 @@ export function normalizeWebhookUrl(input: string | null | undefined): string | 
   }
   if (!/^https?:\/\//i.test(url)) throw new ApiError('invalid_webhook_url', WEBHOOK_SCHEME_MESSAGE);
   // The URL parser would quietly percent-encode inner spaces and drop control characters.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this refuses
   if (/[\s\x00-\x1f\x7f]/.test(url) || !URL.canParse(url) || !new URL(url).hostname) {
     throw new ApiError('invalid_webhook_url', WEBHOOK_INVALID_MESSAGE);
   }

@@ -18,7 +18,7 @@ import { accountGone } from '../account/account-gone.ts';
 import type { Billing } from './billing.ts';
 import { billingAccount } from './customer.ts';
 
-export const NO_CARD_MESSAGE = 'Add a payment method before turning on auto top-up';
+const NO_CARD_MESSAGE = 'Add a payment method before turning on auto top-up';
 const NO_CARD_REASON = 'Auto top-up was turned off: there is no saved card to charge';
 /** Longer than any charge takes: an attempt still pending after this was abandoned (a crash). */
 const STALE_ATTEMPT_MS = 10 * 60_000;
@@ -60,7 +60,7 @@ export async function saveAutoTopUpSettings(
 export async function maybeAutoTopUp(billing: Billing, userId: string): Promise<AutoTopUpOutcome> {
   const repo = billingRepository(billing.db);
   const row = await repo.account(userId);
-  if (!row || !row.auto_topup) return { status: 'skipped', reason: 'disabled' };
+  if (!row?.auto_topup) return { status: 'skipped', reason: 'disabled' };
   if (row.credits >= row.auto_topup_min) return { status: 'skipped', reason: 'above_threshold' };
   if (row.plan === 'zero') return { status: 'skipped', reason: 'no_subscription' };
   const now = billing.now();
@@ -83,7 +83,7 @@ export async function maybeAutoTopUp(billing: Billing, userId: string): Promise<
   const attemptId = await repo.openAutoTopUpAttempt(userId, amountCents, credits);
   if (!attemptId) return { status: 'skipped', reason: 'in_progress' };
 
-  let result;
+  let result: Awaited<ReturnType<typeof billing.provider.chargeOffSession>>;
   try {
     result = await billing.provider.chargeOffSession({
       customerId: row.customer_id,

@@ -19,7 +19,7 @@ export interface Billing {
 }
 
 /** Ten minutes, then twenty: a declined card is rarely fixed sooner, and 3 failures disable. */
-export const DEFAULT_AUTO_TOPUP_BACKOFF_MS = 10 * 60_000;
+const DEFAULT_AUTO_TOPUP_BACKOFF_MS = 10 * 60_000;
 
 /**
  * @example

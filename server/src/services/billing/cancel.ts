@@ -10,12 +10,9 @@ import { billingRepository } from '../../repositories/billing-repository.ts';
 import type { Billing } from './billing.ts';
 import { billingAccount } from './customer.ts';
 
-export const NOTHING_TO_CANCEL_MESSAGE = 'There is no active subscription to cancel';
+const NOTHING_TO_CANCEL_MESSAGE = 'There is no active subscription to cancel';
 
-export async function cancelSubscription(
-  billing: Billing,
-  account: Account,
-): Promise<{ plan: string; next_billing_date: null; access_until: string | null }> {
+export async function cancelSubscription(billing: Billing, account: Account): Promise<{ plan: string; next_billing_date: null; access_until: string | null }> {
   const row = await billingAccount(billing, account);
   const sub = await billingRepository(billing.db).subscription(account.id);
   if (!sub || sub.status === 'canceled' || !row.customer_id) throw new ApiError('conflict', NOTHING_TO_CANCEL_MESSAGE);

@@ -10,7 +10,7 @@ import type { Billing } from './billing.ts';
 import { billingAccount } from './customer.ts';
 import { renderInvoicePdf } from './invoice-pdf.ts';
 
-export const INVOICE_NOT_FOUND = 'Invoice not found';
+const INVOICE_NOT_FOUND = 'Invoice not found';
 
 export async function generateInvoice(billing: Billing, account: Account, invoiceId: string): Promise<{ filename: string; pdf: Uint8Array }> {
   const payment = await billingRepository(billing.db).findPayment(account.id, invoiceId);

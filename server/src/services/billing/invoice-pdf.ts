@@ -8,11 +8,12 @@ import PDFDocument from 'pdfkit';
 import { dollars, isPlanId, PLANS } from '../../billing/catalog.ts';
 import type { PaymentRecord } from '../../repositories/billing-repository.ts';
 
-export const SELLER = { name: 'AI Media API', contact: 'billing@aimedia.example' } as const;
+const SELLER = { name: 'AI Media API', contact: 'billing@aimedia.example' } as const;
 
 function describe(p: PaymentRecord): { plan: string; line: string } {
   const credits = `${p.credits.toLocaleString('en-US')} credits`;
-  if (p.kind === 'subscription' && isPlanId(p.plan_name)) return { plan: PLANS[p.plan_name].label, line: `${PLANS[p.plan_name].label} plan, monthly (${credits})` };
+  if (p.kind === 'subscription' && isPlanId(p.plan_name))
+    return { plan: PLANS[p.plan_name].label, line: `${PLANS[p.plan_name].label} plan, monthly (${credits})` };
   if (p.kind === 'trial') return { plan: 'Trial', line: `7-day trial (${credits})` };
   if (p.kind === 'auto_topup') return { plan: 'Auto top-up', line: `Automatic credit top-up (${credits})` };
   return { plan: 'Top-up', line: `Credit top-up (${credits})` };
@@ -46,8 +47,14 @@ export function renderInvoicePdf(p: PaymentRecord): Promise<Buffer> {
   doc.font('Helvetica-Bold').text('Description');
   doc.font('Helvetica').text(line);
   doc.moveDown(1);
-  doc.font('Helvetica-Bold').fontSize(13).text(`Amount: ${dollars(amountCents)} ${p.currency.toUpperCase()}`);
-  doc.font('Helvetica').fontSize(11).text(`Total paid: ${dollars(amountCents)}`);
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(13)
+    .text(`Amount: ${dollars(amountCents)} ${p.currency.toUpperCase()}`);
+  doc
+    .font('Helvetica')
+    .fontSize(11)
+    .text(`Total paid: ${dollars(amountCents)}`);
   doc.end();
   return done;
 }

@@ -12,9 +12,9 @@ import type { Billing } from './billing.ts';
 import { billingAccount, ensureCustomer, existingCustomer } from './customer.ts';
 import { providerCall } from './provider-errors.ts';
 
-export const PAYMENT_METHOD_NOT_FOUND = 'Payment method not found';
-export const SETUP_INTENT_NOT_FOUND = 'Setup intent not found';
-export const LAST_CARD_IN_USE_MESSAGE = 'This is the only card for your subscription or auto top-up. Add another card before removing it.';
+const PAYMENT_METHOD_NOT_FOUND = 'Payment method not found';
+const SETUP_INTENT_NOT_FOUND = 'Setup intent not found';
+const LAST_CARD_IN_USE_MESSAGE = 'This is the only card for your subscription or auto top-up. Add another card before removing it.';
 
 export async function listPaymentMethods(billing: Billing, account: Account): Promise<{ paymentMethods: Card[] }> {
   const row = await billingAccount(billing, account);

@@ -9,7 +9,7 @@ import type { Account } from '../../repositories/user-repository.ts';
 import type { Billing } from './billing.ts';
 import { billingAccount, ensureCustomer } from './customer.ts';
 
-export const SUBSCRIPTION_REQUIRED_MESSAGE = 'Buying credits requires an active subscription. Subscribe to a plan first.';
+const SUBSCRIPTION_REQUIRED_MESSAGE = 'Buying credits requires an active subscription. Subscribe to a plan first.';
 
 export async function topUp(billing: Billing, account: Account, amount: unknown): Promise<{ clientSecret: string; amount: number; credits: number }> {
   const dollars = parseTopupDollars(amount);

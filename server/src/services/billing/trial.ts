@@ -12,7 +12,7 @@ import { accountGone } from '../account/account-gone.ts';
 import type { Billing } from './billing.ts';
 import { ensureCustomer } from './customer.ts';
 
-export const TRIAL_NOT_ELIGIBLE_MESSAGE = 'The trial is only available once, to accounts without a plan';
+const TRIAL_NOT_ELIGIBLE_MESSAGE = 'The trial is only available once, to accounts without a plan';
 
 export async function startTrial(billing: Billing, account: Account): Promise<{ clientSecret: string; amount: number; credits: number; days: number }> {
   const customerId = await ensureCustomer(billing, account);

@@ -5,7 +5,7 @@
 import type { UpscaleType } from '../../engines/engine.ts';
 
 /** Credits per upscale type; `1x` is Midjourney's plain U button. */
-export const UPSCALE_PRICES: Readonly<Record<UpscaleType, number>> = {
+const UPSCALE_PRICES: Readonly<Record<UpscaleType, number>> = {
   '1x': 2,
   subtle: 4,
   creative: 4,

@@ -13,7 +13,7 @@ import { priceOf } from '../pricing/catalog.ts';
 import type { EngineRegistry } from './engine-registry.ts';
 import { engineKindOf } from './task-kinds.ts';
 
-export const DEFAULT_MAX_ATTEMPTS = 3;
+const DEFAULT_MAX_ATTEMPTS = 3;
 
 export interface TaskDeps {
   db: Db;
@@ -34,7 +34,7 @@ export interface TaskSpec {
   webhook?: { url: string | null; secret: string | null };
 }
 
-export const INSUFFICIENT_CREDITS_MESSAGE = 'Not enough credits';
+const INSUFFICIENT_CREDITS_MESSAGE = 'Not enough credits';
 
 export async function createTask(deps: TaskDeps, account: Account, spec: TaskSpec): Promise<{ task_id: string }> {
   const cost = priceOf(spec.type);

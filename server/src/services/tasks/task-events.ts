@@ -8,12 +8,12 @@ import type { TaskView } from './task-view.ts';
 export type TaskEventKind = 'progress' | 'success' | 'failed';
 
 /** Who the task belongs to (not part of the /fetch view, needed to find the account's webhook). */
-export interface TaskOwner {
+interface TaskOwner {
   userId: string;
   email: string;
 }
 
-export type TaskEventListener = (task: TaskView, kind: TaskEventKind, owner: TaskOwner) => void | Promise<void>;
+type TaskEventListener = (task: TaskView, kind: TaskEventKind, owner: TaskOwner) => void | Promise<void>;
 
 export interface TaskEvents {
   /** Subscribes; answers the unsubscribe function. A throwing listener never stops the worker. */

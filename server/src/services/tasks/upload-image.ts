@@ -12,7 +12,7 @@ import type { MediaStore } from '../../storage/media-store.ts';
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 /** 40 megapixels: larger than any camera photo people paste into a prompt, far below a decompression bomb. */
-export const MAX_UPLOAD_PIXELS = 40_000_000;
+const MAX_UPLOAD_PIXELS = 40_000_000;
 
 export const UPLOAD_TOO_LARGE_MESSAGE = 'Image must be at most 10 MB';
 export const UPLOAD_TYPE_MESSAGE = 'Only jpeg, png, gif and webp images are accepted';

@@ -4,7 +4,7 @@ import { getRuntimeConfig } from '@aim/shared-kit/runtime-config';
 import { useSession } from '@aim/shared-kit/session';
 
 /** Versioned so a future campaign can show again to people who dismissed this one. */
-export function bannerStorageKey(userId: string | null | undefined): string {
+function bannerStorageKey(userId: string | null | undefined): string {
   return `aim.banner.dismissed.v1:${userId ?? 'anonymous'}`;
 }
 

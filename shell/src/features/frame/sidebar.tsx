@@ -12,7 +12,7 @@ export const sidebarCollapsedAtom = atomWithStorage('aim.sidebar.collapsed', fal
 
 type NavItem = { label: string; to: string; icon: string };
 
-export const NAV_GROUPS: readonly { title: string; items: NavItem[] }[] = [
+const NAV_GROUPS: readonly { title: string; items: NavItem[] }[] = [
   {
     title: 'TOOLS',
     items: [

@@ -1,14 +1,6 @@
 import { Box, Button, Card, Code, HStack, SegmentGroup, Stack, Tabs, Text } from '@chakra-ui/react';
 import { displayKey } from '../key-rules.ts';
-import {
-  buildSample,
-  DEFAULT_REQUEST_TYPE,
-  LANGUAGES,
-  REQUEST_TYPES,
-  requestUrl,
-  type Language,
-  type RequestType,
-} from '../sample-code.ts';
+import { buildSample, DEFAULT_REQUEST_TYPE, LANGUAGES, REQUEST_TYPES, requestUrl, type Language, type RequestType } from '../sample-code.ts';
 
 type Props = {
   apiKey: string;
@@ -39,12 +31,7 @@ export function SampleCodeCard({ apiKey, revealed, baseUrl, language, requestTyp
         <Card.Description>Start a generation, then fetch its result. Each sample runs as is.</Card.Description>
       </Card.Header>
       <Card.Body gap="4">
-        <Tabs.Root
-          value={language}
-          onValueChange={(e) => isLanguage(e.value) && onLanguageChange(e.value)}
-          variant="line"
-          colorPalette="brand"
-        >
+        <Tabs.Root value={language} onValueChange={(e) => isLanguage(e.value) && onLanguageChange(e.value)} variant="line" colorPalette="brand">
           <HStack justify="space-between" wrap="wrap" gap="3" align="end">
             <Tabs.List aria-label="Language" borderBottomWidth="0">
               {LANGUAGES.map((l) => (

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Button, Card, Code, Field, HStack, Input, Stack, Text } from '@chakra-ui/react';
 import { validateWebhookScheme } from '@aim/shared-kit/validate';
 
-export type SaveOutcome = { ok: true } | { ok: false; reason: string | null };
+type SaveOutcome = { ok: true } | { ok: false; reason: string | null };
 
 type Props = {
   currentUrl: string | null;
@@ -56,7 +56,15 @@ export function WebhookCard({ currentUrl, onSave }: Props) {
             </Text>
           )}
         </Text>
-        <Stack as="form" gap="3" aria-label="Webhook" onSubmit={(e) => (e.preventDefault(), void save())}>
+        <Stack
+          as="form"
+          gap="3"
+          aria-label="Webhook"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save();
+          }}
+        >
           <Field.Root invalid={error !== null}>
             <Field.Label>Webhook URL</Field.Label>
             <HStack gap="2" w="full" align="start">
@@ -86,8 +94,8 @@ export function WebhookCard({ currentUrl, onSave }: Props) {
         </Stack>
         <Text textStyle="xs" color="fg.muted" data-testid="webhook-signing">
           Deliveries are signed the Standard Webhooks way: <Code size="sm">webhook-id</Code>, <Code size="sm">webhook-timestamp</Code> and{' '}
-          <Code size="sm">webhook-signature</Code> (v1, HMAC-SHA256 of id.timestamp.body). A request that sets{' '}
-          <Code size="sm">webhook_secret</Code> gets it back in <Code size="sm">x-webhook-secret</Code> and signed with it.
+          <Code size="sm">webhook-signature</Code> (v1, HMAC-SHA256 of id.timestamp.body). A request that sets <Code size="sm">webhook_secret</Code> gets it
+          back in <Code size="sm">x-webhook-secret</Code> and signed with it.
         </Text>
       </Card.Body>
     </Card.Root>

@@ -11,7 +11,7 @@ const PATHS: Record<Goal, string[]> = {
 export function GoalIcon({ goal }: { goal: Goal }) {
   return (
     <Icon size="md" aria-hidden>
-      <svg viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round">
+      <svg aria-hidden="true" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round">
         {PATHS[goal].map((d) => (
           <path key={d} d={d} />
         ))}

@@ -11,13 +11,7 @@ export function StepIndicator({ step }: { step: number }) {
         <Fragment key={title}>
           {i > 0 && <Box as="li" aria-hidden flex="1" maxW="20" h="0.5" rounded="full" bg={i <= step ? 'brand.solid' : 'border'} />}
           <HStack as="li" gap="2" aria-current={i === step ? 'step' : undefined}>
-            <Circle
-              size="7"
-              textStyle="sm"
-              fontWeight="semibold"
-              bg={i <= step ? 'brand.solid' : 'bg.muted'}
-              color={i <= step ? 'brand.contrast' : 'fg.muted'}
-            >
+            <Circle size="7" textStyle="sm" fontWeight="semibold" bg={i <= step ? 'brand.solid' : 'bg.muted'} color={i <= step ? 'brand.contrast' : 'fg.muted'}>
               {i + 1}
             </Circle>
             <Text textStyle="sm" fontWeight={i === step ? 'semibold' : 'normal'} color={i === step ? 'fg' : 'fg.muted'}>

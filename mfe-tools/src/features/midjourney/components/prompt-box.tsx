@@ -16,7 +16,15 @@ type Props = {
 
 export function PromptBox({ value, onChange, onSubmit, error, busy, disabled, uploadSlot }: Props) {
   return (
-    <Stack gap="3" as="form" onSubmit={(e) => (e.preventDefault(), onSubmit())} aria-label="Imagine">
+    <Stack
+      gap="3"
+      as="form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+      aria-label="Imagine"
+    >
       <Field.Root invalid={error !== null}>
         <Field.Label>Prompt</Field.Label>
         <Textarea
