@@ -15,13 +15,18 @@ export function firstLine(message) {
   );
 }
 
-/** A vitest `--reporter=json` report. `root` makes file names relative. */
+/** A vitest `--reporter=json` report. `root` makes file names relative. A test that passed on retry counts as passed (and is named). */
 export function readVitestReport(report, root) {
   const failures = [];
+  const flaky = [];
   for (const file of report.testResults ?? []) {
     const rel = path.relative(root, file.name ?? '');
     const failedTests = (file.assertionResults ?? []).filter((a) => a.status === 'failed');
     for (const a of failedTests) failures.push(`${rel} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
+    // vitest keeps the errors of the attempts a retry made good
+    for (const a of file.assertionResults ?? []) {
+      if (a.status === 'passed' && a.failureMessages?.length) flaky.push(`${rel} › ${a.fullName}: ${firstLine(a.failureMessages[0])}`);
+    }
     // a file that failed outside any test (import error, hook timeout)
     if (file.status === 'failed' && failedTests.length === 0) failures.push(`${rel}: ${firstLine(file.message)}`);
   }
@@ -30,6 +35,7 @@ export function readVitestReport(report, root) {
     passed: report.numPassedTests ?? 0,
     failed: failedCount + (report.success === false && failedCount === 0 ? 1 : 0),
     failures,
+    flaky,
   };
 }
 

@@ -19,7 +19,7 @@ const results = [];
 let passed = 0;
 let failed = 0;
 const failures = []; // one line per failed test, printed in the summary
-const flaky = []; // journeys that passed only on their retry
+const flaky = []; // tests that passed only on their retry (CI retries once)
 
 function step(name, fn) {
   const t0 = Date.now();
@@ -51,6 +51,7 @@ for (const p of withScript('test').filter((p) => p.dir !== 'e2e')) {
     passed += r.passed;
     failed += r.failed;
     failures.push(...r.failures);
+    flaky.push(...r.flaky);
   } else {
     failed += 1;
   }

@@ -1,4 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Browser tests drive real Chromium against the built dist/ folders (run `pnpm build` first).
-export default defineConfig({ test: { environment: 'node', include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 30_000 } });
+// CI retries a failed test once, as the journeys do; `npm test` names every test that needed it
+export default defineConfig({
+  test: { retry: process.env.CI ? 1 : 0, environment: 'node', include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 30_000 },
+});

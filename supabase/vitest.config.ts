@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // CI retries a failed test once, as the journeys do; `npm test` names every test that needed it
+    retry: process.env.CI ? 1 : 0,
     globalSetup: ['./test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
