@@ -3,7 +3,7 @@
 // part CI logs keep) names what failed.
 import path from 'node:path';
 
-export function firstLine(message) {
+function firstLine(message) {
   return (
     String(message ?? '')
       // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the ANSI colour codes in test messages

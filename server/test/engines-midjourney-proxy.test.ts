@@ -186,6 +186,8 @@ describe('midjourney-proxy adapter against the fake upstream', () => {
     await new Promise((resolve) => setTimeout(resolve, 80));
     controller.abort();
     await expect(running).rejects.toMatchObject({ code: 'aborted' });
+    // a poll already on the wire when the abort came may still reach the upstream: let it land
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const count = upstream.requests.length;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(upstream.requests.length).toBe(count);
