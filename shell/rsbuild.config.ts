@@ -17,7 +17,7 @@ export default defineConfig({
     }),
   ],
   source: { entry: { index: './src/index.ts' } },
-  html: { title: 'AI Media Dashboard' },
+  html: { title: 'AI Media Dashboard', favicon: './src/assets/favicon.svg' },
   server: {
     port: 3000,
     // A hand-written runtime-config.json for `rsbuild dev/preview` only; in embedded mode the

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import sirv from 'sirv';
 
@@ -17,6 +18,8 @@ export interface SiteSpec {
 }
 
 export interface RunningSites {
+  /** The port each site listens on, by name (what was asked for, or the one given for 0). */
+  ports: Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -27,24 +30,34 @@ function notBuilt(res: http.ServerResponse, name: string) {
 
 export async function startStaticSites(opts: { sites: SiteSpec[]; host: string; runtimeConfig: () => unknown }): Promise<RunningSites> {
   const servers: http.Server[] = [];
+  const ports: Record<string, number> = {};
   for (const site of opts.sites) {
     const isShell = site.name === 'shell';
-    const serveDir = existsSync(site.dir)
-      ? sirv(site.dir, {
-          single: true, // SPA fallback to index.html (deep links; standalone remotes)
-          etag: true,
-          setHeaders(res, pathname) {
-            // Remotes are loaded cross-origin by the shell: manifests and chunks need CORS.
-            if (!isShell) res.setHeader('access-control-allow-origin', '*');
-            // The manifest and HTML must never be cached: a new deploy must be picked up at once.
-            if (pathname.endsWith('.html') || pathname.endsWith('mf-manifest.json') || pathname === '/') {
-              res.setHeader('cache-control', 'no-cache');
-            } else if (/\.[0-9a-f]{8,}\./.test(pathname)) {
-              res.setHeader('cache-control', 'public, max-age=31536000, immutable');
-            }
-          },
-        })
-      : undefined;
+    const makeHandler = () =>
+      sirv(site.dir, {
+        single: true, // SPA fallback to index.html (deep links; standalone remotes)
+        etag: true,
+        setHeaders(res, pathname) {
+          // Remotes are loaded cross-origin by the shell: manifests and chunks need CORS.
+          if (!isShell) res.setHeader('access-control-allow-origin', '*');
+          // The manifest and HTML must never be cached: a new deploy must be picked up at once.
+          if (pathname.endsWith('.html') || pathname.endsWith('mf-manifest.json') || pathname === '/') {
+            res.setHeader('cache-control', 'no-cache');
+          } else if (/\.[0-9a-f]{8,}\./.test(pathname)) {
+            res.setHeader('cache-control', 'public, max-age=31536000, immutable');
+          }
+        },
+      });
+    // sirv lists the folder once; a build (which rewrites dist/) while the platform runs is
+    // picked up by making a new handler when the folder changes, like a redeploy.
+    let current: { stamp: string; handle: ReturnType<typeof sirv> } | undefined;
+    const serveDir = () => {
+      if (!existsSync(site.dir)) return undefined;
+      const st = statSync(site.dir);
+      const stamp = `${st.ino}:${st.mtimeMs}`;
+      if (current?.stamp !== stamp) current = { stamp, handle: makeHandler() };
+      return current.handle;
+    };
     const server = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (!isShell && req.method === 'OPTIONS') {
@@ -61,8 +74,9 @@ export async function startStaticSites(opts: { sites: SiteSpec[]; host: string; 
         res.end(JSON.stringify(opts.runtimeConfig(), null, 2));
         return;
       }
-      if (!serveDir) return notBuilt(res, site.name);
-      serveDir(req, res, () => {
+      const handle = serveDir();
+      if (!handle) return notBuilt(res, site.name);
+      handle(req, res, () => {
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', ...(isShell ? {} : { 'access-control-allow-origin': '*' }) });
         res.end('Not found\n');
       });
@@ -72,8 +86,10 @@ export async function startStaticSites(opts: { sites: SiteSpec[]; host: string; 
       server.listen(site.port, opts.host, () => resolve());
     });
     servers.push(server);
+    ports[site.name] = (server.address() as AddressInfo).port;
   }
   return {
+    ports,
     async close() {
       await Promise.all(
         servers.map(
