@@ -1,6 +1,6 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { Alert, Box, Button, Card, Center, Field, Flex, Heading, Input, Stack, Text } from '@chakra-ui/react';
-import { Navigate } from 'react-router-dom';
+import { Navigate, useLocation } from 'react-router-dom';
 import { getRuntimeConfig } from '@aim/shared-kit/runtime-config';
 import { useSession } from '@aim/shared-kit/session';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
@@ -8,6 +8,7 @@ import { captchaErrorKind, isValidEmail } from '@aim/shared-kit/validate';
 import { AltchaCheck, type AltchaHandle } from '../features/login/altcha-check.tsx';
 import { PromoBanner } from '../features/frame/promo-banner.tsx';
 import { ThemeSwitch } from '../features/frame/theme-switch.tsx';
+import type { CallbackErrorState } from './auth-callback.tsx';
 
 type Feedback = { kind: 'error'; reason: string } | { kind: 'sent'; email: string } | null;
 
@@ -18,7 +19,9 @@ function LoginRoute() {
   const [emailError, setEmailError] = useState<string | null>(null);
   const [captchaToken, setCaptchaToken] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [feedback, setFeedback] = useState<Feedback>(null);
+  // a sign-in redirect that came back with an error (see AuthCallbackRoute) shows its reason here
+  const callbackError = (useLocation().state as CallbackErrorState | null)?.callbackError;
+  const [feedback, setFeedback] = useState<Feedback>(callbackError ? { kind: 'error', reason: callbackError } : null);
   const captcha = useRef<AltchaHandle>(null);
   const config = getRuntimeConfig();
 
