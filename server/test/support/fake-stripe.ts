@@ -42,6 +42,10 @@ type Outcome = (typeof TEST_PAYMENT_METHODS)[TestPaymentMethod]['outcome'];
 type FakePrice = Pick<Stripe.Price, 'id' | 'object' | 'active' | 'currency' | 'lookup_key' | 'unit_amount' | 'product' | 'type' | 'created' | 'livemode'> & {
   recurring: Pick<Stripe.Price.Recurring, 'interval' | 'interval_count'>;
 };
+type FakeWebhookEndpoint = Pick<
+  Stripe.WebhookEndpoint,
+  'id' | 'object' | 'url' | 'enabled_events' | 'api_version' | 'status' | 'livemode' | 'created' | 'description' | 'secret'
+>;
 type FakeCustomer = Pick<Stripe.Customer, 'id' | 'object' | 'created' | 'email' | 'metadata' | 'livemode' | 'invoice_settings'>;
 type FakeMethod = Pick<Stripe.PaymentMethod, 'id' | 'object' | 'type' | 'created' | 'livemode' | 'metadata' | 'customer'> & {
   billing_details: Pick<Stripe.PaymentMethod.BillingDetails, 'name' | 'email'>;
@@ -210,7 +214,14 @@ export interface FakeStripe {
   close(): Promise<void>;
 }
 
-export async function startFakeStripe(): Promise<FakeStripe> {
+export interface FakeStripeOptions {
+  /** The account starts with a monthly Price per catalog plan under its lookup key (default), or with none. */
+  seedPrices?: boolean;
+  /** Seeded prices at other amounts than the catalog's (an account whose prices drifted). */
+  priceAmounts?: Partial<Record<PlanId, number>>;
+}
+
+export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<FakeStripe> {
   const requests: RecordedRequest[] = [];
   const failures: { status: number; pathPrefix?: string }[] = [];
   const idempotent = new Map<string, { fingerprint: string; answer: Answer }>();
@@ -221,6 +232,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const setups = new Map<string, FakeSetupIntent>();
   const invoices = new Map<string, FakeInvoice>();
   const subscriptions = new Map<string, FakeSubscription>();
+  const webhookEndpoints = new Map<string, FakeWebhookEndpoint>();
   let invoiceNumber = 0;
   let baseUrl = '';
   let maxPageSize = 100;
@@ -229,7 +241,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const now = () => Math.floor(Date.now() / 1000);
   const copy = <T>(v: T): T => structuredClone(v);
 
-  for (const plan of PLAN_IDS) {
+  for (const plan of options.seedPrices === false ? [] : PLAN_IDS) {
     const id = newId('price');
     prices.set(id, {
       id,
@@ -237,7 +249,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       active: true,
       currency: 'usd',
       lookup_key: lookupKeyOf(plan),
-      unit_amount: PLANS[plan].amountCents,
+      unit_amount: options.priceAmounts?.[plan] ?? PLANS[plan].amountCents,
       product: newId('prod'),
       type: 'recurring',
       recurring: { interval: 'month', interval_count: 1 },
@@ -428,6 +440,78 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (keys.length > 10) throw invalid('You may only specify up to 10 lookup keys.', 'lookup_keys');
       const found = [...prices.values()].filter((p) => (!keys.length || keys.includes(p.lookup_key!)) && (params.active !== 'true' || p.active));
       return ok(list(found, params, '/v1/prices'));
+    }
+
+    if (method === 'POST' && path === '/v1/prices') {
+      only(params, ['currency', 'unit_amount', 'recurring', 'lookup_key', 'transfer_lookup_key', 'product', 'product_data', 'metadata']);
+      if (!str(params.currency)) throw invalid('Missing required param: currency.', 'currency');
+      if (!/^\d+$/.test(str(params.unit_amount) ?? '')) throw invalid('Invalid integer: unit_amount', 'unit_amount');
+      if (!params.product === !params.product_data) throw invalid('You must specify either `product` or `product_data` when creating a price.');
+      if (params.product_data && !str(meta(params.product_data).name)) throw invalid('Missing required param: product_data[name].', 'product_data[name]');
+      const recurring = meta(params.recurring);
+      if (params.recurring && !['day', 'week', 'month', 'year'].includes(recurring.interval))
+        throw invalid('Invalid recurring[interval]', 'recurring[interval]');
+      const lookupKey = str(params.lookup_key) ?? null;
+      const holder = lookupKey ? [...prices.values()].find((p) => p.lookup_key === lookupKey) : undefined;
+      if (holder) {
+        if (params.transfer_lookup_key !== 'true') throw invalid(`A price (\`${holder.id}\`) already uses that lookup key.`, 'lookup_key');
+        holder.lookup_key = null;
+      }
+      const id = newId('price');
+      const price: FakePrice = {
+        id,
+        object: 'price',
+        active: true,
+        currency: str(params.currency)!,
+        lookup_key: lookupKey,
+        unit_amount: Number(params.unit_amount),
+        product: str(params.product) ?? newId('prod'),
+        type: params.recurring ? 'recurring' : 'one_time',
+        recurring: { interval: recurring.interval as Stripe.Price.Recurring.Interval, interval_count: Number(recurring.interval_count ?? 1) },
+        created: now(),
+        livemode: false,
+      };
+      prices.set(id, price);
+      return ok(price);
+    }
+
+    if (method === 'GET' && (m = path.match(/^\/v1\/prices\/([^/]+)$/))) return ok(get(prices, 'price', m[1]));
+
+    if (path === '/v1/webhook_endpoints') {
+      const hideSecret = ({ secret: _secret, ...endpoint }: FakeWebhookEndpoint) => endpoint;
+      if (method === 'GET') {
+        only(params, ['limit', 'starting_after']);
+        return ok(list([...webhookEndpoints.values()].map(hideSecret), params, path));
+      }
+      only(params, ['url', 'enabled_events', 'api_version', 'description', 'metadata']);
+      const url = str(params.url);
+      if (!url || !/^https?:\/\//.test(url)) throw invalid('Invalid URL: An explicit scheme (such as https) must be provided.', 'url');
+      const events = (params.enabled_events ?? []) as string[];
+      if (!events.length) throw invalid('Missing required param: enabled_events.', 'enabled_events');
+      const id = newId('we');
+      const endpoint: FakeWebhookEndpoint = {
+        id,
+        object: 'webhook_endpoint',
+        url,
+        enabled_events: events,
+        api_version: str(params.api_version) ?? null,
+        status: 'enabled',
+        livemode: false,
+        created: now(),
+        description: str(params.description) ?? null,
+        secret: `whsec_${randomBytes(24).toString('hex')}`,
+      };
+      webhookEndpoints.set(id, endpoint);
+      return ok(endpoint);
+    }
+    if (method === 'POST' && (m = path.match(/^\/v1\/webhook_endpoints\/([^/]+)$/))) {
+      only(params, ['enabled_events', 'disabled', 'url', 'description', 'metadata']);
+      const endpoint = get(webhookEndpoints, 'webhook_endpoint', m[1]);
+      if (params.enabled_events) endpoint.enabled_events = params.enabled_events as string[];
+      if (params.disabled !== undefined) endpoint.status = params.disabled === 'true' ? 'disabled' : 'enabled';
+      if (str(params.url)) endpoint.url = str(params.url)!;
+      const { secret: _secret, ...shown } = endpoint;
+      return ok(shown);
     }
 
     if (method === 'POST' && path === '/v1/customers') {

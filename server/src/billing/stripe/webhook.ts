@@ -51,6 +51,18 @@ export interface StripeWebhookDeps {
  * const parse = createStripeWebhook({ stripe, secret, livemode: false, prices })
  * const outcome = await parse(rawBody, request.headers['stripe-signature'])
  */
+/**
+ * The events `map` below acts on; `stripe:setup` subscribes the webhook endpoint to exactly
+ * these (any other event is answered 200 and ignored).
+ */
+export const STRIPE_WEBHOOK_EVENTS = [
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'invoice.paid',
+  'setup_intent.succeeded',
+  'customer.subscription.deleted',
+] as const satisfies readonly Stripe.Event['type'][];
+
 export function createStripeWebhook(deps: StripeWebhookDeps) {
   /** The subscription line that sets the plan: a catalog price, charged, ending last. */
   async function planLineOf(invoice: Stripe.Invoice): Promise<{ plan: PlanId; periodEnd: Date } | undefined> {
