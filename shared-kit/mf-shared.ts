@@ -47,7 +47,9 @@ export function remoteBuild(opts: { name: (typeof remoteNames)[number]; folder: 
       // assetPrefix 'auto' makes the standalone index.html use relative script URLs, which break on
       // deep links (/dashboard/x -> /dashboard/static/js/...). <base href="/"> keeps them working.
       html: { title: `${opts.folder} (standalone)`, tags: [{ tag: 'base', attrs: { href: '/' }, head: true, append: false }] },
-      server: { port: opts.port },
+      // `rsbuild dev/preview` of a remote: only a shell on this machine may fetch its manifest
+      // (the embedded launcher and CDNs set their own CORS headers for deployed sites).
+      server: { port: opts.port, cors: { origin: /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/ } },
       // Chunks must load from this remote's own origin wherever it is deployed; the default '/'
       // makes the shell request them from ITS origin (404, RUNTIME-008).
       output: { assetPrefix: 'auto' },
