@@ -1,13 +1,13 @@
 import { Navigate } from 'react-router-dom';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
-import { ScreenPlaceholder } from './components/screen-placeholder.tsx';
 import { InstanceReport } from './instance-report.tsx';
 import { ApiKeysRoute } from './routes/api-keys.tsx';
+import { TaskLogsRoute } from './routes/task-logs.tsx';
 
 /** Paths below the basename the shell gives ('/dashboard'). */
 export const routes: RemoteRoute[] = [
   { path: 'api-keys', element: <ApiKeysRoute /> },
-  { path: 'task-logs', element: <ScreenPlaceholder title="Task Logs" testId="task-logs" /> },
+  { path: 'task-logs', element: <TaskLogsRoute /> },
 ];
 
 export function App({ basename }: RemoteAppProps) {

@@ -2,6 +2,7 @@ import { matchRoutes } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../src/app.tsx';
 import { ApiKeysRoute } from '../src/routes/api-keys.tsx';
+import { TaskLogsRoute } from '../src/routes/task-logs.tsx';
 
 type Element = { type: unknown; props: Record<string, unknown> };
 
@@ -9,6 +10,7 @@ type Element = { type: unknown; props: Record<string, unknown> };
 function screenOf(element: Element | undefined): string | null {
   if (!element) return null;
   if (element.type === ApiKeysRoute) return 'API Keys';
+  if (element.type === TaskLogsRoute) return 'Task Logs';
   return element.props.title as string;
 }
 

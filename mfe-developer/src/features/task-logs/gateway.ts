@@ -1,0 +1,66 @@
+// The one read the Task Logs page makes (spec §7 Data store: logs select id, status, type,
+// result, created_at, percentage, refund by email, newest first), behind an interface so the
+// page can be tested with a fake. Row-level security limits it to the user's own tasks.
+import { useMemo } from 'react';
+import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import { type LogQuery, statusesOf, typesOf } from './log-rules.ts';
+
+export type LogRow = {
+  id: string;
+  type: string;
+  status: string;
+  percentage: number | null;
+  created_at: string;
+  refund: number | null;
+  result: unknown;
+};
+
+export type LogPage = { rows: LogRow[]; total: number };
+
+export type TaskLogsGateway = {
+  list(email: string, query: LogQuery): Promise<LogPage>;
+};
+
+/** A PostgREST list value, quoted: task types hold characters such as '#'. */
+const quoted = (values: string[]) => values.map((v) => `"${v.replace(/(["\\])/g, '\\$1')}"`).join(',');
+
+/** PostgREST's answer to a range past the last row (416). */
+const RANGE_NOT_SATISFIABLE = 'PGRST103';
+
+export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseClient>): TaskLogsGateway {
+  /** The caller's tasks matching the query's filters (RLS keeps them to the caller anyway). */
+  function matching(email: string, query: LogQuery, columns: string, head: boolean) {
+    let request = supabase.from('tasks').select(columns, { count: 'exact', head }).eq('email', email);
+    const statuses = statusesOf(query.status);
+    if (statuses) request = request.in('status', statuses);
+    const types = typesOf(query.type);
+    if (types) {
+      const anyOf = [...(types.types.length ? [`type.in.(${quoted(types.types)})`] : []), ...types.prefixes.map((p) => `type.like.${p}*`)];
+      request = request.or(anyOf.join(','));
+    }
+    if (query.taskId) request = request.eq('id', query.taskId);
+    return request;
+  }
+
+  return {
+    async list(email, query) {
+      const from = (query.page - 1) * query.pageSize;
+      const { data, error, count } = await matching(email, query, 'id, status, type, result, created_at, percentage, refund', false)
+        .order('created_at', { ascending: false })
+        .order('id', { ascending: false })
+        .range(from, from + query.pageSize - 1);
+      if (error?.code === RANGE_NOT_SATISFIABLE) {
+        // a page past the end (fewer tasks than when the link was made): empty, with the total
+        const head = await matching(email, query, 'id', true);
+        if (head.error) throw new Error(head.error.message);
+        return { rows: [], total: head.count ?? 0 };
+      }
+      if (error) throw new Error(error.message);
+      return { rows: (data ?? []) as unknown as LogRow[], total: count ?? 0 };
+    },
+  };
+}
+
+export function useTaskLogsGateway(): TaskLogsGateway {
+  return useMemo(() => createTaskLogsGateway(getSupabaseClient()), []);
+}

@@ -1,0 +1,96 @@
+// Spec §2 Task Logs, §4, §9: the filters, page sizes and how a log row reads. Pure, so the page
+// and the query share one meaning of each filter.
+import { DEFAULT_LOG_PAGE_SIZE, LOG_PAGE_SIZES, LOG_STATUS_FILTER, LOG_TYPE_FILTER, TASK_TYPES, taskFamily, type TaskFamily } from '@aim/shared-kit/domain';
+
+export type StatusFilter = (typeof LOG_STATUS_FILTER)[number];
+export type TypeFilter = (typeof LOG_TYPE_FILTER)[number];
+type PageSize = (typeof LOG_PAGE_SIZES)[number];
+
+/** What the log shows; kept in the page's query string, so a view can be reloaded and shared. */
+export type LogQuery = {
+  status: StatusFilter;
+  type: TypeFilter;
+  /** A full task id to find one task, or ''. */
+  taskId: string;
+  /** 1-based. */
+  page: number;
+  pageSize: PageSize;
+};
+
+export const TEXTS = {
+  loading: 'Loading...',
+  empty: 'No results.',
+  loadFailed: 'The task log could not be loaded.',
+  badTaskId: 'Enter a full task ID (36 characters, like 0b8e…-…).',
+} as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isTaskId(value: string): boolean {
+  return UUID.test(value.trim());
+}
+
+const pick = <T extends string>(options: readonly T[], value: string | null, fallback: T): T => (options.includes(value as T) ? (value as T) : fallback);
+
+/** Reads the query string; anything unknown falls back to the default (all, all, page 1, 20). */
+export function parseLogQuery(params: URLSearchParams): LogQuery {
+  const size = Number(params.get('size'));
+  const page = Number(params.get('page'));
+  return {
+    status: pick(LOG_STATUS_FILTER, params.get('status'), 'all'),
+    type: pick(LOG_TYPE_FILTER, params.get('type'), 'all'),
+    taskId: (params.get('id') ?? '').trim(),
+    page: Number.isInteger(page) && page >= 1 ? page : 1,
+    pageSize: (LOG_PAGE_SIZES as readonly number[]).includes(size) ? (size as PageSize) : DEFAULT_LOG_PAGE_SIZE,
+  };
+}
+
+/** The query string of a log view, leaving out defaults. */
+export function logSearch(query: LogQuery): string {
+  const params = new URLSearchParams();
+  if (query.status !== 'all') params.set('status', query.status);
+  if (query.type !== 'all') params.set('type', query.type);
+  if (query.taskId) params.set('id', query.taskId);
+  if (query.page !== 1) params.set('page', String(query.page));
+  if (query.pageSize !== DEFAULT_LOG_PAGE_SIZE) params.set('size', String(query.pageSize));
+  return params.toString();
+}
+
+/**
+ * The statuses a status filter matches. Tasks end as success or finished (§4, both terminal
+ * and successful; this API's engines say success), so the filter's finished covers both.
+ */
+export function statusesOf(filter: StatusFilter): string[] | null {
+  if (filter === 'all') return null;
+  if (filter === 'finished') return ['success', 'finished'];
+  return [filter];
+}
+
+/** The task types a type filter matches: exact types plus prefixes (outpaint-* has open-ended suffixes). */
+export function typesOf(filter: TypeFilter): { types: string[]; prefixes: string[] } | null {
+  if (filter === 'all') return null;
+  const family: TaskFamily = filter === 'ai-photos' ? 'ai-photo' : filter;
+  const all = TASK_TYPES.filter((t) => taskFamily(t.endsWith('*') ? t.slice(0, -1) : t) === family);
+  return { types: all.filter((t) => !t.endsWith('*')), prefixes: all.filter((t) => t.endsWith('*')).map((t) => t.slice(0, -1)) };
+}
+
+/** The Refund column: '+4' when credits came back, else empty. */
+export function formatRefund(refund: number | null | undefined): string {
+  return refund ? `+${refund}` : '';
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** Created At in UTC ('2026-11-22 14:05:09 UTC') or in the browser's time zone ('2026-11-22 15:05:09'). */
+export function formatCreatedAt(iso: string, utc: boolean): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  if (utc) {
+    return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} UTC`;
+  }
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+export function pageCount(total: number, pageSize: number): number {
+  return Math.max(1, Math.ceil(total / pageSize));
+}

@@ -1,0 +1,110 @@
+// The Task Logs read through the real supabase-js client against the local Supabase services
+// (PostgREST subset, row-level security) on PGlite: the filters the page offers become the
+// query it claims to be. (The services themselves are tested on PGlite and PostgreSQL in the
+// supabase package.)
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeClient, type RunningLocalSupabase, signInWithMagicLink, startLocalSupabase } from '@aim/supabase/testing';
+import { createTaskLogsGateway } from '../src/features/task-logs/gateway.ts';
+import { type LogQuery, parseLogQuery } from '../src/features/task-logs/log-rules.ts';
+
+const query = (over: Partial<LogQuery> = {}): LogQuery => ({ ...parseLogQuery(new URLSearchParams()), ...over });
+
+describe('the Task Logs query against the local Supabase services', () => {
+  let sb: RunningLocalSupabase;
+  let alice: ReturnType<typeof makeClient>;
+  let email: string;
+  let bobEmail: string;
+  /** Alice's tasks by type, newest first. */
+  const ids: Record<string, string> = {};
+  const order: string[] = [];
+
+  beforeAll(async () => {
+    sb = await startLocalSupabase('pglite', { captcha: { enabled: true, hmacKey: 'task-logs', maxNumber: 2000, expiresInSeconds: 60 } });
+    alice = makeClient(sb.url, sb.config.anonKey);
+    const bob = makeClient(sb.url, sb.config.anonKey);
+    const stamp = Date.now();
+    email = `alice-${stamp}@example.com`;
+    bobEmail = `bob-${stamp}@example.com`;
+    const a = (await signInWithMagicLink(alice, sb.url, email))!;
+    const b = (await signInWithMagicLink(bob, sb.url, bobEmail))!;
+    // oldest first: imagine … outpaint-1.5x is the newest
+    const mine: [string, string, number][] = [
+      ['imagine', 'success', 0],
+      ['upscale#2', 'success', 0],
+      ['flux-imagine', 'finished', 0],
+      ['variation-3', 'failed', 4],
+      ['ai-photo-train', 'processing', 0],
+      ['pan-left', 'pending', 0],
+      ['outpaint-1.5x', 'staged', 0],
+    ];
+    for (const [i, [type, status, refund]] of mine.entries()) {
+      const { rows } = await sb.db.query<{ id: string }>(
+        `insert into public.tasks (user_id, email, type, status, percentage, refund, result, created_at)
+         values ($1, $2, $3, $4, $5, $6, $7, now() - make_interval(mins => $8)) returning id`,
+        [a.user.id, email, type, status, status === 'failed' ? 40 : 100, refund, JSON.stringify({ n: i }), 100 - i],
+      );
+      ids[type] = rows[0].id;
+      order.unshift(rows[0].id);
+    }
+    await sb.db.query(`insert into public.tasks (user_id, email, type, status) values ($1, $2, 'imagine', 'success')`, [b.user.id, bobEmail]);
+  });
+  afterAll(async () => {
+    await sb?.stop();
+  });
+
+  const list = (q: Partial<LogQuery>, who = email) => createTaskLogsGateway(alice).list(who, query(q));
+
+  it('reads the caller’s tasks newest first with the columns of the log and the total', async () => {
+    const page = await list({});
+    expect(page.total).toBe(7);
+    expect(page.rows.map((r) => r.id)).toEqual(order);
+    expect(page.rows[3]).toEqual({
+      id: ids['variation-3'],
+      type: 'variation-3',
+      status: 'failed',
+      percentage: 40,
+      refund: 4,
+      result: { n: 3 },
+      created_at: expect.any(String),
+    });
+  });
+
+  it.each([
+    [{ status: 'failed' }, ['variation-3']],
+    [{ status: 'finished' }, ['flux-imagine', 'upscale#2', 'imagine']],
+    [{ status: 'staged' }, ['outpaint-1.5x']],
+    [{ type: 'midjourney' }, ['outpaint-1.5x', 'pan-left', 'variation-3', 'upscale#2', 'imagine']],
+    [{ type: 'ai-photos' }, ['ai-photo-train']],
+    [{ type: 'flux' }, ['flux-imagine']],
+    [{ type: 'suno' }, []],
+    [{ type: 'midjourney', status: 'finished' }, ['upscale#2', 'imagine']],
+  ] as [Partial<LogQuery>, string[]][])('filters %j', async (filter, types) => {
+    const page = await list(filter);
+    expect(page.rows.map((r) => r.type)).toEqual(types);
+    expect(page.total).toBe(types.length);
+  });
+
+  it('pages with the total of all pages; a page past the end is empty, with the total', async () => {
+    const { rows } = await sb.db.query<{ user_id: string }>('select user_id from public.tasks where email = $1 limit 1', [email]);
+    for (let i = 0; i < 6; i++) {
+      await sb.db.query(`insert into public.tasks (user_id, email, type, status, created_at) values ($1, $2, 'seed', 'success', now() - interval '1 day')`, [
+        rows[0].user_id,
+        email,
+      ]);
+    }
+    const first = await list({ pageSize: 10 });
+    expect(first.total).toBe(13);
+    expect(first.rows.map((r) => r.id).slice(0, 7)).toEqual(order);
+    const second = await list({ pageSize: 10, page: 2 });
+    expect(second).toMatchObject({ total: 13 });
+    expect(second.rows.map((r) => r.type)).toEqual(['seed', 'seed', 'seed']);
+    expect(await list({ pageSize: 10, page: 3 })).toEqual({ rows: [], total: 13 });
+  });
+
+  it('finds one task by id, and never another user’s', async () => {
+    expect((await list({ taskId: ids['flux-imagine'] })).rows.map((r) => r.type)).toEqual(['flux-imagine']);
+    const { rows } = await sb.db.query<{ id: string }>('select id from public.tasks where email = $1', [bobEmail]);
+    expect(await list({ taskId: rows[0].id })).toEqual({ rows: [], total: 0 });
+    expect(await list({}, bobEmail)).toEqual({ rows: [], total: 0 });
+  });
+});

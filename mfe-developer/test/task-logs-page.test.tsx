@@ -1,0 +1,206 @@
+// @vitest-environment jsdom
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ChakraProvider } from '@chakra-ui/react';
+import { MemoryRouter, useLocation } from 'react-router-dom';
+import { system } from '@aim/shared-kit/theme';
+import type { LogPage, LogRow, TaskLogsGateway } from '../src/features/task-logs/gateway.ts';
+import type { LogQuery } from '../src/features/task-logs/log-rules.ts';
+import { TaskLogsPage } from '../src/features/task-logs/task-logs-page.tsx';
+
+const EMAIL = 'logger@example.com';
+
+/** `n` tasks, newest first, one minute apart; every third failed and refunded. */
+function tasks(n: number): LogRow[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    type: i % 2 ? 'flux-imagine' : 'imagine',
+    status: i % 3 === 2 ? 'failed' : 'success',
+    percentage: i % 3 === 2 ? 40 : 100,
+    created_at: new Date(Date.UTC(2026, 10, 22, 12, 0) - i * 60_000).toISOString(),
+    refund: i % 3 === 2 ? 4 : 0,
+    result: i % 3 === 2 ? { message: 'Upstream refused the prompt' } : { image_url: `http://localhost:8080/media/${i}.png` },
+  }));
+}
+
+/** A gateway over an in-memory task list that pages and filters like the real one. */
+function fakeGateway(all: LogRow[], over: Partial<TaskLogsGateway> = {}) {
+  const calls: LogQuery[] = [];
+  const gateway: TaskLogsGateway = {
+    list: vi.fn(async (_email: string, query: LogQuery): Promise<LogPage> => {
+      calls.push(query);
+      const matching = all.filter(
+        (t) =>
+          (query.status === 'all' || t.status === (query.status === 'finished' ? 'success' : query.status)) &&
+          (query.type === 'all' || (query.type === 'flux') === (t.type === 'flux-imagine')) &&
+          (!query.taskId || t.id === query.taskId),
+      );
+      const from = (query.page - 1) * query.pageSize;
+      return { rows: matching.slice(from, from + query.pageSize), total: matching.length };
+    }),
+    ...over,
+  };
+  return { gateway, calls };
+}
+
+let location = '';
+function LocationProbe() {
+  const loc = useLocation();
+  location = loc.pathname + loc.search;
+  return null;
+}
+
+function renderPage(gateway: TaskLogsGateway, url = '/dashboard/task-logs') {
+  render(
+    <ChakraProvider value={system}>
+      <MemoryRouter initialEntries={[url]}>
+        <TaskLogsPage gateway={gateway} email={EMAIL} />
+        <LocationProbe />
+      </MemoryRouter>
+    </ChakraProvider>,
+  );
+  return userEvent.setup();
+}
+
+const rows = () => screen.queryAllByTestId('task-log-row');
+const cellsOf = (row: HTMLElement) =>
+  within(row)
+    .getAllByRole('cell')
+    .map((c) => c.textContent);
+
+afterEach(cleanup);
+
+describe('Task Logs', () => {
+  it("shows 'Loading...' until the first page arrives, then the columns of each task, newest first", async () => {
+    let answer!: (page: LogPage) => void;
+    const { gateway } = fakeGateway([], { list: vi.fn(() => new Promise<LogPage>((r) => (answer = r))) });
+    renderPage(gateway);
+    expect(screen.getByRole('heading', { level: 1, name: 'Task Logs' })).toBeTruthy();
+    expect(screen.getByTestId('task-logs-empty').textContent).toBe('Loading...');
+    expect(screen.getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
+      'Task ID',
+      'Task Type',
+      'Status',
+      'Percentage',
+      'Created At',
+      'Refund',
+      'Details',
+    ]);
+
+    answer({ rows: tasks(3), total: 3 });
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    expect(cellsOf(rows()[0])).toEqual(['00000000-0000-4000-8000-000000000000', 'imagine', 'success', '100%', '2026-11-22 12:00:00 UTC', '', 'View']);
+    expect(cellsOf(rows()[2])).toEqual(['00000000-0000-4000-8000-000000000002', 'imagine', 'failed', '40%', '2026-11-22 11:58:00 UTC', '+4', 'View']);
+    expect(gateway.list).toHaveBeenCalledWith(EMAIL, { status: 'all', type: 'all', taskId: '', page: 1, pageSize: 20 });
+  });
+
+  it("shows 'No results.' when nothing matches", async () => {
+    renderPage(fakeGateway([]).gateway);
+    await waitFor(() => expect(screen.getByTestId('task-logs-empty').textContent).toBe('No results.'));
+  });
+
+  it('switches Created At between UTC (the default) and local time', async () => {
+    const user = renderPage(fakeGateway(tasks(1)).gateway);
+    await waitFor(() => expect(rows()).toHaveLength(1));
+    const toggle = screen.getByRole('button', { name: 'Show Local Time' });
+    await user.click(toggle);
+    expect(screen.getByRole('button', { name: 'Show UTC' })).toBeTruthy();
+    expect(screen.getByTestId('created-at').textContent).not.toContain('UTC');
+    await user.click(screen.getByRole('button', { name: 'Show UTC' }));
+    expect(screen.getByTestId('created-at').textContent).toBe('2026-11-22 12:00:00 UTC');
+  });
+
+  it('filters by status and type from page 1, keeping the view in the URL', async () => {
+    const { gateway, calls } = fakeGateway(tasks(30));
+    const user = renderPage(gateway, '/dashboard/task-logs?page=2');
+    await waitFor(() => expect(rows()).toHaveLength(10));
+    await user.selectOptions(screen.getByTestId('status-filter'), 'failed');
+    await waitFor(() => expect(rows()).toHaveLength(10));
+    expect(rows().every((r) => cellsOf(r)[2] === 'failed')).toBe(true);
+    expect(location).toBe('/dashboard/task-logs?status=failed');
+
+    await user.selectOptions(screen.getByTestId('type-filter'), 'flux');
+    await waitFor(() => expect(location).toBe('/dashboard/task-logs?status=failed&type=flux'));
+    await waitFor(() => expect(rows().every((r) => cellsOf(r)[1] === 'flux-imagine')).toBe(true));
+    expect(calls.at(-1)).toMatchObject({ status: 'failed', type: 'flux', page: 1 });
+  });
+
+  it('keeps both of two filter changes made before the page re-renders', async () => {
+    const { gateway, calls } = fakeGateway(tasks(30));
+    renderPage(gateway, '/dashboard/task-logs?status=failed&type=flux');
+    await waitFor(() => expect(rows().length).toBeGreaterThan(0));
+    act(() => {
+      fireEvent.change(screen.getByTestId('status-filter'), { target: { value: 'all' } });
+      fireEvent.change(screen.getByTestId('type-filter'), { target: { value: 'all' } });
+    });
+    await waitFor(() => expect(location).toBe('/dashboard/task-logs'));
+    await waitFor(() => expect(calls.at(-1)).toMatchObject({ status: 'all', type: 'all' }));
+  });
+
+  it('pages with Previous and Next and a page size, saying how many tasks there are', async () => {
+    const { gateway } = fakeGateway(tasks(45));
+    const user = renderPage(gateway);
+    await waitFor(() => expect(rows()).toHaveLength(20));
+    expect(screen.getByTestId('page-of').textContent).toBe('Page 1 of 3');
+    expect(screen.getByTestId('task-count').textContent).toBe('45 tasks');
+    expect((screen.getByRole('button', { name: 'Previous' }) as HTMLButtonElement).disabled).toBe(true);
+
+    await user.click(screen.getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(screen.getByTestId('page-of').textContent).toBe('Page 2 of 3'));
+    await user.click(screen.getByRole('button', { name: 'Next' }));
+    await waitFor(() => expect(rows()).toHaveLength(5));
+    expect((screen.getByRole('button', { name: 'Next' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(location).toBe('/dashboard/task-logs?page=3');
+
+    await user.selectOptions(screen.getByTestId('page-size'), '50');
+    await waitFor(() => expect(rows()).toHaveLength(45));
+    expect(screen.getByTestId('page-of').textContent).toBe('Page 1 of 1');
+  });
+
+  it('finds one task by its full id, refuses a partial one, and clears back to all', async () => {
+    const all = tasks(5);
+    const { gateway } = fakeGateway(all);
+    const user = renderPage(gateway);
+    await waitFor(() => expect(rows()).toHaveLength(5));
+    const input = screen.getByTestId('task-id-filter');
+
+    await user.type(input, '00000000{Enter}');
+    expect(screen.getByText('Enter a full task ID (36 characters, like 0b8e…-…).')).toBeTruthy();
+    expect(rows()).toHaveLength(5);
+
+    await user.clear(input);
+    await user.type(input, `${all[3].id}{Enter}`);
+    await waitFor(() => expect(rows()).toHaveLength(1));
+    expect(rows()[0].dataset.taskId).toBe(all[3].id);
+
+    await user.click(screen.getByRole('button', { name: 'Clear' }));
+    await waitFor(() => expect(rows()).toHaveLength(5));
+    expect((input as HTMLInputElement).value).toBe('');
+  });
+
+  it("shows a task's result data in the detail view", async () => {
+    const all = tasks(3);
+    const user = renderPage(fakeGateway(all).gateway);
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    await user.click(screen.getByRole('button', { name: `Details of ${all[2].id}` }));
+    const detail = await screen.findByTestId('task-detail');
+    expect(within(detail).getByText(`Task ${all[2].id}`)).toBeTruthy();
+    expect(JSON.parse(within(detail).getByTestId('task-detail-result').textContent!)).toEqual({ message: 'Upstream refused the prompt' });
+    await user.click(within(detail).getByRole('button', { name: 'Close' }));
+    await waitFor(() => expect(screen.queryByTestId('task-detail')).toBeNull());
+  });
+
+  it('says the log could not be loaded, and Retry loads it', async () => {
+    let fail = true;
+    const { gateway } = fakeGateway(tasks(2), {});
+    const inner = gateway.list;
+    gateway.list = vi.fn((email: string, query: LogQuery) => (fail ? Promise.reject(new Error('offline')) : inner(email, query)));
+    const user = renderPage(gateway);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('The task log could not be loaded.');
+    fail = false;
+    await user.click(within(alert).getByRole('button', { name: 'Retry' }));
+    await waitFor(() => expect(rows()).toHaveLength(2));
+  });
+});
