@@ -2,10 +2,11 @@ import { Navigate } from 'react-router-dom';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
 import { ScreenPlaceholder } from './components/screen-placeholder.tsx';
 import { InstanceReport } from './instance-report.tsx';
+import { ImagesRoute } from './routes/images.tsx';
 
 /** Paths below the basename the shell gives ('/dashboard'). */
 export const routes: RemoteRoute[] = [
-  { path: 'assets/images', element: <ScreenPlaceholder title="Images" testId="images" /> },
+  { path: 'assets/images', element: <ImagesRoute /> },
   { path: 'assets/videos', element: <ScreenPlaceholder title="Videos" testId="videos" /> },
   { path: 'assets/audio', element: <ScreenPlaceholder title="Audios" testId="audio" /> },
 ];

@@ -1,0 +1,54 @@
+// Spec §2 Images gallery, §9: which tasks the gallery shows under each tab and filter. Pure, so
+// the page and the query share one meaning of each choice.
+import { TASK_TYPES, taskFamily, type TaskFamily } from '@aim/shared-kit/domain';
+
+export const IMAGE_TABS = ['All', 'Midjourney', 'AI Photos', 'Ideogram', 'Flux', 'Faceswap'] as const;
+export type ImageTab = (typeof IMAGE_TABS)[number];
+
+export const IMAGE_FILTERS = ['Everything', 'Favorites', 'Generations', 'Variations', 'Upscales'] as const;
+export type ImageFilter = (typeof IMAGE_FILTERS)[number];
+
+const FAMILY_OF_TAB: Record<Exclude<ImageTab, 'All'>, TaskFamily> = {
+  Midjourney: 'midjourney',
+  'AI Photos': 'ai-photo',
+  Ideogram: 'ideogram',
+  Flux: 'flux',
+  Faceswap: 'faceswap',
+};
+
+/**
+ * Task types that never make a picture of their own (a seed, a text description, the
+ * training photos and the model of AI Photos): hidden from the gallery.
+ */
+export const HIDDEN_TYPES: readonly string[] = ['seed', 'describe', 'shorten', 'ideogram-describe', 'ai-photo-upload', 'ai-photo-train'];
+
+const isVariation = (type: string) => /^variation-\d$/.test(type);
+const isUpscale = (type: string) => type.startsWith('upscale') || type === 'ideogram-upscale';
+
+function matchesFilter(type: string, filter: ImageFilter): boolean {
+  if (filter === 'Variations') return isVariation(type);
+  if (filter === 'Upscales') return isUpscale(type);
+  if (filter === 'Generations') return !isVariation(type) && !isUpscale(type);
+  return true;
+}
+
+/** The types a tab and filter show: exact types plus prefixes (outpaint-* has open-ended suffixes). */
+export function galleryTypes(tab: ImageTab, filter: ImageFilter): { types: string[]; prefixes: string[] } {
+  const families: TaskFamily[] = tab === 'All' ? Object.values(FAMILY_OF_TAB) : [FAMILY_OF_TAB[tab]];
+  const shown = TASK_TYPES.filter((t) => {
+    const family = taskFamily(t.endsWith('*') ? t.slice(0, -1) : t);
+    return family !== null && families.includes(family) && !HIDDEN_TYPES.includes(t) && matchesFilter(t, filter);
+  });
+  return { types: shown.filter((t) => !t.endsWith('*')), prefixes: shown.filter((t) => t.endsWith('*')).map((t) => t.slice(0, -1)) };
+}
+
+/** A prompt search as an ilike pattern: the words as typed, with the pattern characters taken literally. */
+export function searchPattern(search: string): string | null {
+  const term = search.trim();
+  return term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+}
+
+/** Where the Midjourney tool can reopen a task (its grid, upscale and variation buttons). */
+export function toolLinkOf(task: { id: string; type: string }): string | null {
+  return taskFamily(task.type) === 'midjourney' ? `/dashboard/tools/midjourney?taskId=${task.id}` : null;
+}

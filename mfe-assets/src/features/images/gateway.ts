@@ -1,0 +1,69 @@
+// What the Images gallery asks of the outside world (spec §7 Data store: tasks and
+// tasks_archive_1 by email, newest first; toggle_favorite), behind one interface so the page can
+// be tested with a fake. Row-level security keeps every read to the caller's own tasks.
+import { useMemo } from 'react';
+import { PAGE_SIZES } from '@aim/shared-kit/domain';
+import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import { galleryTypes, type ImageFilter, type ImageTab, searchPattern } from './gallery-rules.ts';
+
+export type GalleryImage = {
+  id: string;
+  type: string;
+  prompt: string | null;
+  image_url: string;
+  favorite: boolean;
+  created_at: string;
+};
+
+export type GalleryQuery = { tab: ImageTab; filter: ImageFilter; search: string; archive: boolean };
+
+export type ImagesGateway = {
+  /** One page (PAGE_SIZES.images) of the caller's pictures, newest first, from `offset`. */
+  page(email: string, query: GalleryQuery, offset: number): Promise<GalleryImage[]>;
+  /** toggle_favorite: answers the new state. */
+  toggleFavorite(email: string, taskId: string): Promise<boolean>;
+  fetchImage(url: string): Promise<Blob>;
+};
+
+/** A PostgREST list value, quoted: task types hold characters such as '#'. */
+const quoted = (values: string[]) => values.map((v) => `"${v.replace(/(["\\])/g, '\\$1')}"`).join(',');
+
+export function createImagesGateway(supabase: ReturnType<typeof getSupabaseClient>): ImagesGateway {
+  return {
+    async page(email, query, offset) {
+      const { types, prefixes } = galleryTypes(query.tab, query.filter);
+      let request = supabase
+        .from(query.archive ? 'tasks_archive_1' : 'tasks')
+        .select('id, type, prompt, image_url, favorite, created_at')
+        .eq('email', email)
+        .not('image_url', 'is', null)
+        .or([`type.in.(${quoted(types)})`, ...prefixes.map((p) => `type.like.${p}*`)].join(','));
+      if (query.filter === 'Favorites') request = request.eq('favorite', true);
+      const pattern = searchPattern(query.search);
+      if (pattern) request = request.ilike('prompt', pattern);
+      const { data, error } = await request
+        .order('created_at', { ascending: false })
+        .order('id', { ascending: false })
+        .range(offset, offset + PAGE_SIZES.images - 1);
+      // a page past the end (PostgREST 416): nothing more
+      if (error?.code === 'PGRST103') return [];
+      if (error) throw new Error(error.message);
+      return (data ?? []) as GalleryImage[];
+    },
+    async toggleFavorite(email, taskId) {
+      const { data, error } = await supabase.rpc('toggle_favorite', { task_id: taskId, email });
+      if (error) throw new Error(error.message);
+      if (typeof data !== 'boolean') throw new Error('The task was not found');
+      return data;
+    },
+    async fetchImage(url) {
+      const res = await fetch(url);
+      if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
+      return res.blob();
+    },
+  };
+}
+
+export function useImagesGateway(): ImagesGateway {
+  return useMemo(() => createImagesGateway(getSupabaseClient()), []);
+}

@@ -1,0 +1,22 @@
+// jsdom lacks the layout APIs Chakra's components (zag.js) call; no-op stand-ins suffice because
+// the tests assert behaviour, not layout.
+if (typeof window !== 'undefined') {
+  window.ResizeObserver ??= class {
+    observe() {}
+    unobserve() {}
+    disconnect() {}
+  };
+  window.matchMedia ??= (query: string) =>
+    ({
+      matches: false,
+      media: query,
+      onchange: null,
+      addEventListener() {},
+      removeEventListener() {},
+      addListener() {},
+      removeListener() {},
+      dispatchEvent: () => false,
+    }) as MediaQueryList;
+  window.scrollTo ??= () => undefined;
+  Element.prototype.scrollTo ??= () => undefined;
+}
