@@ -3,7 +3,7 @@ import { screenshot } from '../support/journeys.ts';
 import { readTaskRow, submitTask, waitForTerminal } from '../support/tasks.ts';
 import { applyCredit, createUser, signIn } from '../support/users.ts';
 
-test.describe('the Images gallery', () => {
+test.describe('the galleries', () => {
   test('pictures made with the API appear newest first; filters, search, favourites and reopening in the tool work', async ({ context, page }) => {
     test.setTimeout(120_000);
     const user = await createUser('gallery', { onboarded: true });
@@ -61,5 +61,27 @@ test.describe('the Images gallery', () => {
     await cards.first().getByRole('link', { name: 'Open' }).click();
     await expect(page).toHaveURL(new RegExp(`/dashboard/tools/midjourney\\?taskId=${imagineId}$`));
     await expect(page.getByTestId('screen-midjourney')).toBeVisible();
+  });
+
+  test('the Videos and Audios galleries show their tabs and say when there is nothing yet', async ({ context, page }) => {
+    const user = await createUser('listener', { onboarded: true });
+    await signIn(context, user);
+    await page.goto('/dashboard/assets/videos');
+    await expect(page.getByRole('heading', { name: 'Videos' })).toBeVisible();
+    await expect(page.getByRole('tab')).toHaveText(['All', 'Luma AI', 'Kling', 'Runway']);
+    await expect(page.getByText('No videos yet')).toBeVisible();
+    await expect(page.getByText('Show Archive')).toBeVisible();
+    await page.getByRole('tab', { name: 'Kling' }).click();
+    await expect(page.getByText('No videos match')).toBeVisible();
+
+    await page.getByTestId('sidebar').getByRole('link', { name: 'Images' }).click();
+    await expect(page).toHaveURL(/\/dashboard\/assets\/images$/);
+    await expect(page.getByText('No pictures yet')).toBeVisible();
+
+    await page.goto('/dashboard/assets/audio');
+    await expect(page.getByRole('heading', { name: 'Audios' })).toBeVisible();
+    await expect(page.getByRole('tab')).toHaveText(['All', 'Suno', 'Udio']);
+    await expect(page.getByText('No songs yet')).toBeVisible();
+    await expect(page.getByText('Show Archive')).toHaveCount(0);
   });
 });

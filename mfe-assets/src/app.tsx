@@ -1,14 +1,14 @@
 import { Navigate } from 'react-router-dom';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
-import { ScreenPlaceholder } from './components/screen-placeholder.tsx';
 import { InstanceReport } from './instance-report.tsx';
 import { ImagesRoute } from './routes/images.tsx';
+import { MediaRoute } from './routes/media.tsx';
 
 /** Paths below the basename the shell gives ('/dashboard'). */
 export const routes: RemoteRoute[] = [
   { path: 'assets/images', element: <ImagesRoute /> },
-  { path: 'assets/videos', element: <ScreenPlaceholder title="Videos" testId="videos" /> },
-  { path: 'assets/audio', element: <ScreenPlaceholder title="Audios" testId="audio" /> },
+  { path: 'assets/videos', element: <MediaRoute kind="videos" /> },
+  { path: 'assets/audio', element: <MediaRoute kind="audio" /> },
 ];
 
 export function App({ basename }: RemoteAppProps) {

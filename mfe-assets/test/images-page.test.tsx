@@ -6,7 +6,8 @@ import { ChakraProvider } from '@chakra-ui/react';
 import { MemoryRouter } from 'react-router-dom';
 import { system } from '@aim/shared-kit/theme';
 import type { GalleryImage, GalleryQuery, ImagesGateway } from '../src/features/images/gateway.ts';
-import { ImagesPage, TEXTS } from '../src/features/images/images-page.tsx';
+import { ImagesPage } from '../src/features/images/images-page.tsx';
+import { GALLERY_TEXTS as TEXTS } from '../src/features/shared/gallery-ui.tsx';
 
 const EMAIL = 'painter@example.com';
 const PAGE = 25;
@@ -99,9 +100,9 @@ describe('Images gallery', () => {
   it('shows up to 10 skeletons, then the first 25 pictures newest first with type, time and prompt', async () => {
     const { gateway, calls } = fakeGateway(images(30));
     renderPage(gateway);
-    expect(screen.getAllByTestId('image-skeleton')).toHaveLength(10);
+    expect(screen.getAllByTestId('gallery-skeleton')).toHaveLength(10);
     await waitFor(() => expect(cards()).toHaveLength(25));
-    expect(screen.queryAllByTestId('image-skeleton')).toHaveLength(0);
+    expect(screen.queryAllByTestId('gallery-skeleton')).toHaveLength(0);
     const first = cards()[0];
     expect(within(first).getByText('a lighthouse at dawn')).toBeTruthy();
     expect(within(first).getByText('imagine')).toBeTruthy();
@@ -116,7 +117,7 @@ describe('Images gallery', () => {
     renderPage(gateway);
     await waitFor(() => expect(cards()).toHaveLength(25));
     scrollToEnd();
-    expect(screen.getAllByTestId('image-skeleton')).toHaveLength(10);
+    expect(screen.getAllByTestId('gallery-skeleton')).toHaveLength(10);
     await waitFor(() => expect(cards()).toHaveLength(30));
     expect(calls.map((c) => c.offset)).toEqual([0, 25]);
     expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
@@ -203,7 +204,7 @@ describe('Images gallery', () => {
     const inner = gateway.page;
     gateway.page = vi.fn((email: string, query: GalleryQuery, offset: number) => (fail ? Promise.reject(new Error('offline')) : inner(email, query, offset)));
     const { user } = renderPage(gateway);
-    const error = await screen.findByTestId('images-error');
+    const error = await screen.findByTestId('gallery-error');
     fail = false;
     await user.click(within(error).getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(cards()).toHaveLength(2));

@@ -4,6 +4,7 @@
 import { useMemo } from 'react';
 import { PAGE_SIZES } from '@aim/shared-kit/domain';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import { fetchBlob, toggleFavorite } from '../shared/favorites.ts';
 import { galleryTypes, type ImageFilter, type ImageTab, searchPattern } from './gallery-rules.ts';
 
 export type GalleryImage = {
@@ -50,17 +51,8 @@ export function createImagesGateway(supabase: ReturnType<typeof getSupabaseClien
       if (error) throw new Error(error.message);
       return (data ?? []) as GalleryImage[];
     },
-    async toggleFavorite(email, taskId) {
-      const { data, error } = await supabase.rpc('toggle_favorite', { task_id: taskId, email });
-      if (error) throw new Error(error.message);
-      if (typeof data !== 'boolean') throw new Error('The task was not found');
-      return data;
-    },
-    async fetchImage(url) {
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
-      return res.blob();
-    },
+    toggleFavorite: (email, taskId) => toggleFavorite(supabase, email, taskId),
+    fetchImage: fetchBlob,
   };
 }
 

@@ -1,0 +1,182 @@
+import { useState } from 'react';
+import { Badge, Box, Button, Card, HStack, Heading, Image, NativeSelect, SimpleGrid, Stack, Switch, Tabs, Text } from '@chakra-ui/react';
+import { NEXT_PAGE_DELAY_MS } from '@aim/shared-kit/domain';
+import { relativeTime } from '@aim/shared-kit/format';
+import { FavoriteButton, GalleryStatus, ListEnd, Skeletons, saveBlob, showsStatus } from '../shared/gallery-ui.tsx';
+import { usePagedList } from '../shared/use-paged-list.ts';
+import type { MediaGateway, MediaItem, MediaQuery } from './gateway.ts';
+import { MEDIA, MEDIA_FILTERS, type MediaFilter, type MediaKind, mediaFileName } from './media-rules.ts';
+
+export const MEDIA_TEXTS = {
+  favoriteFailed: 'An unexpected error occured, Please refresh and try again!',
+  downloadFailed: 'Error downloading file',
+} as const;
+
+export type MediaPageProps = {
+  kind: MediaKind;
+  gateway: MediaGateway;
+  /** The signed-in user's email; null while the session loads. */
+  email: string | null;
+  notifyError(title: string): void;
+  /** Delay before each further page (spec §9: 1 second); tests shorten it. */
+  nextPageDelayMs?: number;
+};
+
+/** Spec §2 Videos and Audios galleries: the account's videos or songs, newest first, by tab and favourites. */
+export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs = NEXT_PAGE_DELAY_MS }: MediaPageProps) {
+  const config = MEDIA[kind];
+  const [tab, setTab] = useState(config.tabs[0].label);
+  const [filter, setFilter] = useState<MediaFilter>('Everything');
+  const [archive, setArchive] = useState(false);
+  const [downloading, setDownloading] = useState<string | null>(null);
+  const query: MediaQuery = { tab, filter, archive };
+  const list = usePagedList<MediaItem>({
+    fetchPage: email ? (offset) => gateway.page(email, kind, query, offset) : null,
+    pageSize: config.pageSize,
+    viewKey: `${kind}:${JSON.stringify(query)}`,
+    delayMs: nextPageDelayMs,
+  });
+
+  async function toggleFavorite(item: MediaItem) {
+    if (!email) return;
+    const flip = (favorite: boolean) => list.setItems((prev) => prev.map((i) => (i.id === item.id ? { ...i, favorite } : i)));
+    flip(!item.favorite);
+    try {
+      flip(await gateway.toggleFavorite(email, item.id));
+    } catch {
+      flip(item.favorite);
+      notifyError(MEDIA_TEXTS.favoriteFailed);
+    }
+  }
+
+  async function download(item: MediaItem, url: string, index?: number) {
+    setDownloading(url);
+    try {
+      saveBlob(await gateway.fetchFile(url), mediaFileName(item.id, url, kind, index));
+    } catch {
+      notifyError(MEDIA_TEXTS.downloadFailed);
+    } finally {
+      setDownloading(null);
+    }
+  }
+
+  return (
+    <Stack gap="5" w="full" data-testid={`screen-${kind}`}>
+      <Stack gap="1">
+        <Heading as="h1" size="xl">
+          {config.title}
+        </Heading>
+        <Text color="fg.muted">Everything you made, newest first.</Text>
+      </Stack>
+
+      <HStack gap="3" wrap="wrap" align="center">
+        <NativeSelect.Root size="sm" w="44">
+          <NativeSelect.Field aria-label="Show" value={filter} onChange={(e) => setFilter(e.currentTarget.value as MediaFilter)} data-testid="media-filter">
+            {MEDIA_FILTERS.map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))}
+          </NativeSelect.Field>
+          <NativeSelect.Indicator />
+        </NativeSelect.Root>
+        {config.archive && (
+          <Switch.Root checked={archive} onCheckedChange={(e) => setArchive(e.checked)} colorPalette="brand">
+            <Switch.HiddenInput />
+            <Switch.Control />
+            <Switch.Label>Show Archive</Switch.Label>
+          </Switch.Root>
+        )}
+      </HStack>
+
+      <Tabs.Root value={tab} onValueChange={(e) => setTab(e.value)} variant="line" size="sm">
+        <Tabs.List>
+          {config.tabs.map((t) => (
+            <Tabs.Trigger key={t.label} value={t.label}>
+              {t.label}
+            </Tabs.Trigger>
+          ))}
+        </Tabs.List>
+      </Tabs.Root>
+
+      {showsStatus(list) ? (
+        <GalleryStatus list={list} narrowed={filter !== 'Everything' || tab !== 'All' || archive} noun={config.noun} origin={config.origin} />
+      ) : (
+        <SimpleGrid columns={{ base: 1, md: 2, xl: 3 }} gap="4" data-testid="media-grid" aria-busy={list.phase === 'loading' || list.phase === 'more'}>
+          {list.items.map((item) => (
+            <Card.Root key={item.id} overflow="hidden" size="sm" data-testid="media-card" data-task-id={item.id}>
+              {kind === 'videos' && item.video_url ? (
+                // biome-ignore lint/a11y/useMediaCaption: generated videos have no captions to offer
+                <video
+                  src={item.video_url}
+                  poster={item.image_url ?? undefined}
+                  controls
+                  preload="metadata"
+                  style={{ width: '100%', aspectRatio: '16 / 9', background: 'black' }}
+                />
+              ) : (
+                item.image_url && <Image src={item.image_url} alt={item.prompt ?? item.type} aspectRatio={2} objectFit="cover" w="full" loading="lazy" />
+              )}
+              <Card.Body gap="2" p="3">
+                <HStack justify="space-between" gap="2">
+                  <HStack gap="2">
+                    <Badge variant="subtle" size="sm">
+                      {item.type}
+                    </Badge>
+                    <Text fontSize="xs" color="fg.muted" title={item.created_at}>
+                      {relativeTime(item.created_at)}
+                    </Text>
+                  </HStack>
+                  <FavoriteButton favorite={item.favorite} onToggle={() => void toggleFavorite(item)} />
+                </HStack>
+                <Text fontSize="sm" lineClamp={2} title={item.prompt ?? undefined}>
+                  {item.prompt || '—'}
+                </Text>
+                {kind === 'audio' &&
+                  (item.audio_urls ?? []).map((url, i) => (
+                    <HStack key={url} gap="2">
+                      {/* biome-ignore lint/a11y/useMediaCaption: generated songs have no captions to offer */}
+                      <audio src={url} controls preload="none" style={{ flex: 1, minWidth: 0 }} aria-label={`Song ${i + 1}`} />
+                      <Button
+                        size="xs"
+                        variant="outline"
+                        loading={downloading === url}
+                        onClick={() => void download(item, url, i)}
+                        aria-label={`Download song ${i + 1} of ${item.id}`}
+                      >
+                        Download
+                      </Button>
+                    </HStack>
+                  ))}
+                {kind === 'audio' && item.lyrics && (
+                  <Box as="details" fontSize="sm">
+                    <summary>Lyrics</summary>
+                    <Text whiteSpace="pre-wrap" mt="1">
+                      {item.lyrics}
+                    </Text>
+                  </Box>
+                )}
+              </Card.Body>
+              {kind === 'videos' && item.video_url && (
+                <Card.Footer p="3" pt="0">
+                  <Button
+                    size="xs"
+                    variant="outline"
+                    loading={downloading === item.video_url}
+                    onClick={() => void download(item, item.video_url!)}
+                    aria-label={`Download ${item.id}`}
+                  >
+                    Download
+                  </Button>
+                </Card.Footer>
+              )}
+            </Card.Root>
+          ))}
+          {(list.phase === 'loading' || list.phase === 'more') && <Skeletons pageSize={config.pageSize} aspectRatio={kind === 'videos' ? 16 / 9 : 2} />}
+        </SimpleGrid>
+      )}
+
+      <ListEnd list={list} noun={config.noun} />
+    </Stack>
+  );
+}
