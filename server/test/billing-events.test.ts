@@ -7,6 +7,7 @@ import { selectPaymentProvider } from '../src/billing/select-provider.ts';
 import { maybeAutoTopUp } from '../src/services/billing/auto-topup.ts';
 import { createBilling, sandboxOf, type Billing } from '../src/services/billing/billing.ts';
 import { handleBillingEvent } from '../src/services/billing/handle-event.ts';
+import { billingRepository } from '../src/repositories/billing-repository.ts';
 import { captureLogger, createUser, post, testApp } from './helpers.ts';
 import { addCard, billingState, card, CARDS, confirm, moveCredits, paymentsOf, postOk, subscribedUser } from './support/billing.ts';
 import { openTestDb } from './support/tasks.ts';
@@ -165,6 +166,46 @@ describe.each(testDatabaseKinds())('billing events and auto top-up on %s', (kind
       const { rows } = await db.query('select count(*)::int as n from public.billing_auto_topup_attempts where user_id = $1', [user.id]);
       expect(rows[0]).toEqual({ n: 1 });
     });
+
+    // Two connections are needed to interleave; PGlite has one, so this exists on PostgreSQL only.
+    if (kind === 'postgres')
+      it('should not open a second attempt on the old balance while the grant closing the first commits', async () => {
+        const user = await lowBalanceUser(CARDS.visa);
+        const first = await billingRepository(db).openAutoTopUpAttempt(user.id, 2_000, 500);
+        expect(first).toEqual(expect.any(String));
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        let inside!: () => void;
+        const granting = new Promise<void>((r) => (inside = r));
+        // the event handler's transaction: grant the credits, close the attempt; held open here
+        const closing = db.transaction(async (tx) => {
+          const repo = billingRepository(tx);
+          await repo.grantPayment({
+            userId: user.id,
+            email: user.email,
+            sourceKey: `pi:race-${randomUUID()}`,
+            credits: 500,
+            reason: 'auto_topup',
+            kind: 'auto_topup',
+            planName: 'auto_topup',
+            amountCents: 2_000,
+            currency: 'usd',
+            paidAt: new Date(),
+          });
+          await repo.attemptSucceeded(first!, 'pi_race', new Date());
+          inside();
+          await gate;
+        });
+        await granting;
+        // a second trigger that read the balance before the grant: its insert has to wait for the transaction
+        const second = billingRepository(db).openAutoTopUpAttempt(user.id, 2_000, 500);
+        await new Promise((r) => setTimeout(r, 300));
+        release();
+        await closing;
+        expect(await second).toBeUndefined();
+        const { rows } = await db.query('select status from public.billing_auto_topup_attempts where user_id = $1', [user.id]);
+        expect(rows).toEqual([{ status: 'succeeded' }]);
+      });
 
     it.each([
       { name: '0341 (saved, charges declined)', number: CARDS.chargeDeclined, code: 'generic_decline', text: 'Your card was declined.' },

@@ -248,8 +248,13 @@ export function billingRepository(q: Queryable) {
      */
     async openAutoTopUpAttempt(userId: string, amountCents: number, credits: number): Promise<string | undefined> {
       const { rows } = await q.query<{ id: string }>(
+        // FOR UPDATE: a concurrent grant that is closing the previous attempt holds the user row;
+        // waiting for it and re-reading the balance keeps a second attempt from opening on the
+        // old balance once that attempt stops being pending (the unique index alone would let
+        // it through, having read the balance before the wait).
         `insert into public.billing_auto_topup_attempts (user_id, amount_cents, credits)
          select id, $2, $3 from public.mdusers where id = $1 and auto_topup and plan <> 'zero' and credits < auto_topup_min
+         for update
          on conflict (user_id) where status = 'pending' do nothing
          returning id`,
         [userId, amountCents, credits],
