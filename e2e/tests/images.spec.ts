@@ -18,7 +18,7 @@ test.describe('the galleries', () => {
 
     await signIn(context, user);
     await page.goto('/dashboard/assets/images');
-    await expect(page.getByRole('heading', { name: 'Images' })).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1, name: 'Images' })).toBeVisible();
     const cards = page.getByTestId('image-card');
     await expect(cards).toHaveCount(3);
     expect(await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-task-id')))).toEqual([upscaleId, fluxId, imagineId]);
@@ -67,7 +67,7 @@ test.describe('the galleries', () => {
     const user = await createUser('listener', { onboarded: true });
     await signIn(context, user);
     await page.goto('/dashboard/assets/videos');
-    await expect(page.getByRole('heading', { name: 'Videos' })).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1, name: 'Videos' })).toBeVisible();
     await expect(page.getByRole('tab')).toHaveText(['All', 'Luma AI', 'Kling', 'Runway']);
     await expect(page.getByText('No videos yet')).toBeVisible();
     await expect(page.getByText('Show Archive')).toBeVisible();
@@ -79,7 +79,7 @@ test.describe('the galleries', () => {
     await expect(page.getByText('No pictures yet')).toBeVisible();
 
     await page.goto('/dashboard/assets/audio');
-    await expect(page.getByRole('heading', { name: 'Audios' })).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1, name: 'Audios' })).toBeVisible();
     await expect(page.getByRole('tab')).toHaveText(['All', 'Suno', 'Udio']);
     await expect(page.getByText('No songs yet')).toBeVisible();
     await expect(page.getByText('Show Archive')).toHaveCount(0);
