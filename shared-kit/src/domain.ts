@@ -120,6 +120,18 @@ export function taskFamily(type: string): TaskFamily | null {
   return FAMILY_OF_TYPE[type] ?? null;
 }
 
+/**
+ * The task types of some families, as exact types plus prefixes for the open-ended ones
+ * (outpaint-* → 'outpaint-'); `keep` narrows them further (it sees 'outpaint-*' as written).
+ */
+export function typesOfFamilies(families: readonly TaskFamily[], keep: (type: string) => boolean = () => true): { types: string[]; prefixes: string[] } {
+  const shown = TASK_TYPES.filter((t) => {
+    const family = taskFamily(t.endsWith('*') ? t.slice(0, -1) : t);
+    return family !== null && families.includes(family) && keep(t);
+  });
+  return { types: shown.filter((t) => !t.endsWith('*')), prefixes: shown.filter((t) => t.endsWith('*')).map((t) => t.slice(0, -1)) };
+}
+
 export const LOG_TYPE_FILTER = ['all', 'midjourney', 'ai-photos', 'ideogram', 'faceswap', 'suno', 'udio', 'flux', 'luma', 'kling', 'runway'] as const;
 
 export const PAGE_SIZES = { images: 25, videos: 20, audios: 20 } as const;

@@ -16,3 +16,14 @@ export function getSupabaseClient(): SupabaseClient {
   }
   return client;
 }
+
+/** PostgREST's answer to a range past the last row (HTTP 416): a page after the end. */
+export const RANGE_NOT_SATISFIABLE = 'PGRST103';
+
+/**
+ * Values for a PostgREST list inside `or=(…)` (`type.in.(…)`), each quoted, since task types hold
+ * characters such as '#'.
+ */
+export function postgrestList(values: readonly string[]): string {
+  return values.map((v) => `"${v.replace(/(["\\])/g, '\\$1')}"`).join(',');
+}

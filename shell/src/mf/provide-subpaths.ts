@@ -5,6 +5,7 @@ export * as jotaiReact from 'jotai/react';
 export * as jotaiUtils from 'jotai/utils';
 export * as kitApi from '@aim/shared-kit/api';
 export * as kitDomain from '@aim/shared-kit/domain';
+export * as kitDownload from '@aim/shared-kit/download';
 export * as kitFormat from '@aim/shared-kit/format';
 export * as kitInstanceReport from '@aim/shared-kit/instance-report';
 export * as kitRemote from '@aim/shared-kit/remote';

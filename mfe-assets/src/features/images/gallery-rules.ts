@@ -1,6 +1,6 @@
 // Spec §2 Images gallery, §9: which tasks the gallery shows under each tab and filter. Pure, so
 // the page and the query share one meaning of each choice.
-import { TASK_TYPES, taskFamily, type TaskFamily } from '@aim/shared-kit/domain';
+import { type TaskFamily, taskFamily, typesOfFamilies } from '@aim/shared-kit/domain';
 
 export const IMAGE_TABS = ['All', 'Midjourney', 'AI Photos', 'Ideogram', 'Flux', 'Faceswap'] as const;
 export type ImageTab = (typeof IMAGE_TABS)[number];
@@ -35,11 +35,7 @@ function matchesFilter(type: string, filter: ImageFilter): boolean {
 /** The types a tab and filter show: exact types plus prefixes (outpaint-* has open-ended suffixes). */
 export function galleryTypes(tab: ImageTab, filter: ImageFilter): { types: string[]; prefixes: string[] } {
   const families: TaskFamily[] = tab === 'All' ? Object.values(FAMILY_OF_TAB) : [FAMILY_OF_TAB[tab]];
-  const shown = TASK_TYPES.filter((t) => {
-    const family = taskFamily(t.endsWith('*') ? t.slice(0, -1) : t);
-    return family !== null && families.includes(family) && !HIDDEN_TYPES.includes(t) && matchesFilter(t, filter);
-  });
-  return { types: shown.filter((t) => !t.endsWith('*')), prefixes: shown.filter((t) => t.endsWith('*')).map((t) => t.slice(0, -1)) };
+  return typesOfFamilies(families, (t) => !HIDDEN_TYPES.includes(t) && matchesFilter(t, filter));
 }
 
 /** A prompt search as an ilike pattern: the words as typed, with the pattern characters taken literally. */

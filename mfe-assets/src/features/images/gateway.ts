@@ -3,7 +3,7 @@
 // be tested with a fake. Row-level security keeps every read to the caller's own tasks.
 import { useMemo } from 'react';
 import { PAGE_SIZES } from '@aim/shared-kit/domain';
-import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import { getSupabaseClient, postgrestList, RANGE_NOT_SATISFIABLE } from '@aim/shared-kit/supabase';
 import { fetchBlob, toggleFavorite } from '../shared/favorites.ts';
 import { galleryTypes, type ImageFilter, type ImageTab, searchPattern } from './gallery-rules.ts';
 
@@ -26,9 +26,6 @@ export type ImagesGateway = {
   fetchImage(url: string): Promise<Blob>;
 };
 
-/** A PostgREST list value, quoted: task types hold characters such as '#'. */
-const quoted = (values: string[]) => values.map((v) => `"${v.replace(/(["\\])/g, '\\$1')}"`).join(',');
-
 export function createImagesGateway(supabase: ReturnType<typeof getSupabaseClient>): ImagesGateway {
   return {
     async page(email, query, offset) {
@@ -38,7 +35,7 @@ export function createImagesGateway(supabase: ReturnType<typeof getSupabaseClien
         .select('id, type, prompt, image_url, favorite, created_at')
         .eq('email', email)
         .not('image_url', 'is', null)
-        .or([`type.in.(${quoted(types)})`, ...prefixes.map((p) => `type.like.${p}*`)].join(','));
+        .or([`type.in.(${postgrestList(types)})`, ...prefixes.map((p) => `type.like.${p}*`)].join(','));
       if (query.filter === 'Favorites') request = request.eq('favorite', true);
       const pattern = searchPattern(query.search);
       if (pattern) request = request.ilike('prompt', pattern);
@@ -46,8 +43,8 @@ export function createImagesGateway(supabase: ReturnType<typeof getSupabaseClien
         .order('created_at', { ascending: false })
         .order('id', { ascending: false })
         .range(offset, offset + PAGE_SIZES.images - 1);
-      // a page past the end (PostgREST 416): nothing more
-      if (error?.code === 'PGRST103') return [];
+      // a page past the end: nothing more
+      if (error?.code === RANGE_NOT_SATISFIABLE) return [];
       if (error) throw new Error(error.message);
       return (data ?? []) as GalleryImage[];
     },

@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
-import { Badge, Box, Button, Card, HStack, Heading, Image, Input, NativeSelect, SimpleGrid, Stack, Switch, Tabs, Text } from '@chakra-ui/react';
+import { Badge, Box, Button, Card, HStack, Heading, Image, Input, SimpleGrid, Stack, Text } from '@chakra-ui/react';
 import { NEXT_PAGE_DELAY_MS, PAGE_SIZES } from '@aim/shared-kit/domain';
 import { relativeTime } from '@aim/shared-kit/format';
-import { FavoriteButton, GALLERY_TEXTS, GalleryStatus, ListEnd, Skeletons, saveBlob, showsStatus } from '../shared/gallery-ui.tsx';
+import { FavoriteButton, GALLERY_TEXTS, GalleryChoices, GalleryStatus, GalleryTabs, ListEnd, Skeletons, showsStatus } from '../shared/gallery-ui.tsx';
+import { useGalleryActions } from '../shared/use-gallery-actions.ts';
 import { useDebounced } from '../shared/use-debounced.ts';
 import { usePagedList } from '../shared/use-paged-list.ts';
 import { IMAGE_FILTERS, IMAGE_TABS, type ImageFilter, type ImageTab, toolLinkOf } from './gallery-rules.ts';
@@ -26,7 +27,6 @@ export function ImagesPage({ gateway, email, notifyError, nextPageDelayMs = NEXT
   const [archive, setArchive] = useState(false);
   const [searchInput, setSearchInput] = useState('');
   const search = useDebounced(searchInput, 300);
-  const [downloading, setDownloading] = useState<string | null>(null);
   const query: GalleryQuery = { tab, filter, search, archive };
   const list = usePagedList<GalleryImage>({
     fetchPage: email ? (offset) => gateway.page(email, query, offset) : null,
@@ -35,29 +35,14 @@ export function ImagesPage({ gateway, email, notifyError, nextPageDelayMs = NEXT
     delayMs: nextPageDelayMs,
   });
   const { items, setItems, phase } = list;
-
-  async function toggleFavorite(image: GalleryImage) {
-    if (!email) return;
-    const flip = (favorite: boolean) => setItems((prev) => prev.map((i) => (i.id === image.id ? { ...i, favorite } : i)));
-    flip(!image.favorite);
-    try {
-      flip(await gateway.toggleFavorite(email, image.id));
-    } catch {
-      flip(image.favorite);
-      notifyError(GALLERY_TEXTS.favoriteFailed);
-    }
-  }
-
-  async function download(image: GalleryImage) {
-    setDownloading(image.id);
-    try {
-      saveBlob(await gateway.fetchImage(image.image_url), `${image.id}.png`);
-    } catch {
-      notifyError(GALLERY_TEXTS.downloadFailed);
-    } finally {
-      setDownloading(null);
-    }
-  }
+  const { toggleFavorite, download, downloading } = useGalleryActions({
+    email,
+    setItems,
+    toggle: (owner, taskId) => gateway.toggleFavorite(owner, taskId),
+    fetchFile: (url) => gateway.fetchImage(url),
+    notifyError,
+    downloadFailed: GALLERY_TEXTS.downloadFailed,
+  });
 
   return (
     <Stack gap="5" w="full" data-testid="screen-images">
@@ -68,7 +53,13 @@ export function ImagesPage({ gateway, email, notifyError, nextPageDelayMs = NEXT
         <Text color="fg.muted">Every picture you made, newest first. Favourite the ones to keep in view.</Text>
       </Stack>
 
-      <HStack gap="3" wrap="wrap" align="center">
+      <GalleryChoices
+        filter={filter}
+        filters={IMAGE_FILTERS}
+        onFilter={(f) => setFilter(f)}
+        filterTestId="image-filter"
+        archive={{ checked: archive, onChange: setArchive }}
+      >
         <Input
           maxW="sm"
           size="sm"
@@ -79,32 +70,9 @@ export function ImagesPage({ gateway, email, notifyError, nextPageDelayMs = NEXT
           onChange={(e) => setSearchInput(e.currentTarget.value)}
           data-testid="image-search"
         />
-        <NativeSelect.Root size="sm" w="44">
-          <NativeSelect.Field aria-label="Show" value={filter} onChange={(e) => setFilter(e.currentTarget.value as ImageFilter)} data-testid="image-filter">
-            {IMAGE_FILTERS.map((f) => (
-              <option key={f} value={f}>
-                {f}
-              </option>
-            ))}
-          </NativeSelect.Field>
-          <NativeSelect.Indicator />
-        </NativeSelect.Root>
-        <Switch.Root checked={archive} onCheckedChange={(e) => setArchive(e.checked)} colorPalette="brand" data-testid="archive-switch">
-          <Switch.HiddenInput />
-          <Switch.Control />
-          <Switch.Label>Show Archive</Switch.Label>
-        </Switch.Root>
-      </HStack>
+      </GalleryChoices>
 
-      <Tabs.Root value={tab} onValueChange={(e) => setTab(e.value as ImageTab)} variant="line" size="sm">
-        <Tabs.List>
-          {IMAGE_TABS.map((t) => (
-            <Tabs.Trigger key={t} value={t}>
-              {t}
-            </Tabs.Trigger>
-          ))}
-        </Tabs.List>
-      </Tabs.Root>
+      <GalleryTabs tab={tab} tabs={IMAGE_TABS} onTab={(t) => setTab(t as ImageTab)} />
 
       {showsStatus(list) ? (
         <GalleryStatus
@@ -146,7 +114,7 @@ export function ImagesPage({ gateway, email, notifyError, nextPageDelayMs = NEXT
                     size="xs"
                     variant="outline"
                     loading={downloading === image.id}
-                    onClick={() => void download(image)}
+                    onClick={() => void download(image.id, image.image_url, `${image.id}.png`)}
                     aria-label={`Download ${image.id}`}
                   >
                     Download

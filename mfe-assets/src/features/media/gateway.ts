@@ -2,7 +2,7 @@
 // tasks_archive_1 by email, newest first; toggle_favorite), behind one interface so the page
 // can be tested with a fake. Row-level security keeps every read to the caller's own tasks.
 import { useMemo } from 'react';
-import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import { getSupabaseClient, RANGE_NOT_SATISFIABLE } from '@aim/shared-kit/supabase';
 import { fetchBlob, toggleFavorite } from '../shared/favorites.ts';
 import { MEDIA, type MediaFilter, type MediaKind } from './media-rules.ts';
 
@@ -42,8 +42,8 @@ export function createMediaGateway(supabase: ReturnType<typeof getSupabaseClient
         .order('created_at', { ascending: false })
         .order('id', { ascending: false })
         .range(offset, offset + config.pageSize - 1);
-      // a page past the end (PostgREST 416): nothing more
-      if (error?.code === 'PGRST103') return [];
+      // a page past the end: nothing more
+      if (error?.code === RANGE_NOT_SATISFIABLE) return [];
       if (error) throw new Error(error.message);
       return (data ?? []) as MediaItem[];
     },

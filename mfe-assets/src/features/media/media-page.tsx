@@ -1,14 +1,15 @@
 import { useState } from 'react';
-import { Badge, Box, Button, Card, HStack, Heading, Image, NativeSelect, SimpleGrid, Stack, Switch, Tabs, Text } from '@chakra-ui/react';
+import { Badge, Box, Button, Card, HStack, Heading, Image, SimpleGrid, Stack, Text } from '@chakra-ui/react';
 import { NEXT_PAGE_DELAY_MS } from '@aim/shared-kit/domain';
 import { relativeTime } from '@aim/shared-kit/format';
-import { FavoriteButton, GalleryStatus, ListEnd, Skeletons, saveBlob, showsStatus } from '../shared/gallery-ui.tsx';
+import { FavoriteButton, GALLERY_TEXTS, GalleryChoices, GalleryStatus, GalleryTabs, ListEnd, Skeletons, showsStatus } from '../shared/gallery-ui.tsx';
+import { useGalleryActions } from '../shared/use-gallery-actions.ts';
 import { usePagedList } from '../shared/use-paged-list.ts';
 import type { MediaGateway, MediaItem, MediaQuery } from './gateway.ts';
 import { MEDIA, MEDIA_FILTERS, type MediaFilter, type MediaKind, mediaFileName } from './media-rules.ts';
 
 export const MEDIA_TEXTS = {
-  favoriteFailed: 'An unexpected error occured, Please refresh and try again!',
+  favoriteFailed: GALLERY_TEXTS.favoriteFailed,
   downloadFailed: 'Error downloading file',
 } as const;
 
@@ -28,7 +29,6 @@ export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs =
   const [tab, setTab] = useState(config.tabs[0].label);
   const [filter, setFilter] = useState<MediaFilter>('Everything');
   const [archive, setArchive] = useState(false);
-  const [downloading, setDownloading] = useState<string | null>(null);
   const query: MediaQuery = { tab, filter, archive };
   const list = usePagedList<MediaItem>({
     fetchPage: email ? (offset) => gateway.page(email, kind, query, offset) : null,
@@ -36,29 +36,14 @@ export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs =
     viewKey: `${kind}:${JSON.stringify(query)}`,
     delayMs: nextPageDelayMs,
   });
-
-  async function toggleFavorite(item: MediaItem) {
-    if (!email) return;
-    const flip = (favorite: boolean) => list.setItems((prev) => prev.map((i) => (i.id === item.id ? { ...i, favorite } : i)));
-    flip(!item.favorite);
-    try {
-      flip(await gateway.toggleFavorite(email, item.id));
-    } catch {
-      flip(item.favorite);
-      notifyError(MEDIA_TEXTS.favoriteFailed);
-    }
-  }
-
-  async function download(item: MediaItem, url: string, index?: number) {
-    setDownloading(url);
-    try {
-      saveBlob(await gateway.fetchFile(url), mediaFileName(item.id, url, kind, index));
-    } catch {
-      notifyError(MEDIA_TEXTS.downloadFailed);
-    } finally {
-      setDownloading(null);
-    }
-  }
+  const { toggleFavorite, download, downloading } = useGalleryActions({
+    email,
+    setItems: list.setItems,
+    toggle: (owner, taskId) => gateway.toggleFavorite(owner, taskId),
+    fetchFile: (url) => gateway.fetchFile(url),
+    notifyError,
+    downloadFailed: MEDIA_TEXTS.downloadFailed,
+  });
 
   return (
     <Stack gap="5" w="full" data-testid={`screen-${kind}`}>
@@ -69,35 +54,15 @@ export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs =
         <Text color="fg.muted">Everything you made, newest first.</Text>
       </Stack>
 
-      <HStack gap="3" wrap="wrap" align="center">
-        <NativeSelect.Root size="sm" w="44">
-          <NativeSelect.Field aria-label="Show" value={filter} onChange={(e) => setFilter(e.currentTarget.value as MediaFilter)} data-testid="media-filter">
-            {MEDIA_FILTERS.map((f) => (
-              <option key={f} value={f}>
-                {f}
-              </option>
-            ))}
-          </NativeSelect.Field>
-          <NativeSelect.Indicator />
-        </NativeSelect.Root>
-        {config.archive && (
-          <Switch.Root checked={archive} onCheckedChange={(e) => setArchive(e.checked)} colorPalette="brand">
-            <Switch.HiddenInput />
-            <Switch.Control />
-            <Switch.Label>Show Archive</Switch.Label>
-          </Switch.Root>
-        )}
-      </HStack>
+      <GalleryChoices
+        filter={filter}
+        filters={MEDIA_FILTERS}
+        onFilter={(f) => setFilter(f)}
+        filterTestId="media-filter"
+        archive={config.archive ? { checked: archive, onChange: setArchive } : undefined}
+      />
 
-      <Tabs.Root value={tab} onValueChange={(e) => setTab(e.value)} variant="line" size="sm">
-        <Tabs.List>
-          {config.tabs.map((t) => (
-            <Tabs.Trigger key={t.label} value={t.label}>
-              {t.label}
-            </Tabs.Trigger>
-          ))}
-        </Tabs.List>
-      </Tabs.Root>
+      <GalleryTabs tab={tab} tabs={config.tabs.map((t) => t.label)} onTab={setTab} />
 
       {showsStatus(list) ? (
         <GalleryStatus list={list} narrowed={filter !== 'Everything' || tab !== 'All' || archive} noun={config.noun} origin={config.origin} />
@@ -141,7 +106,7 @@ export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs =
                         size="xs"
                         variant="outline"
                         loading={downloading === url}
-                        onClick={() => void download(item, url, i)}
+                        onClick={() => void download(url, url, mediaFileName(item.id, url, kind, i))}
                         aria-label={`Download song ${i + 1} of ${item.id}`}
                       >
                         Download
@@ -163,7 +128,7 @@ export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs =
                     size="xs"
                     variant="outline"
                     loading={downloading === item.video_url}
-                    onClick={() => void download(item, item.video_url!)}
+                    onClick={() => void download(item.video_url!, item.video_url!, mediaFileName(item.id, item.video_url!, kind))}
                     aria-label={`Download ${item.id}`}
                   >
                     Download

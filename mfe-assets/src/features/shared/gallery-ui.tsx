@@ -1,6 +1,8 @@
 // Pieces the galleries share: skeletons, the favourite heart, the empty and error states, the
-// end of the list (infinite scroll sentinel, Load more, Retry) and saving a download.
-import { Box, Button, EmptyState, HStack, IconButton, Skeleton, Text } from '@chakra-ui/react';
+// end of the list (infinite scroll sentinel, Load more, Retry).
+import { Box, Button, EmptyState, HStack, IconButton, NativeSelect, Skeleton, Switch, Tabs, Text } from '@chakra-ui/react';
+import type { ReactNode } from 'react';
+import { DEFAULT_API_ERROR } from '@aim/shared-kit/api';
 import { MAX_SKELETONS } from '@aim/shared-kit/domain';
 import type { PagedList } from './use-paged-list.ts';
 
@@ -8,20 +10,67 @@ import type { PagedList } from './use-paged-list.ts';
 type ListView = Pick<PagedList<{ id: string }>, 'items' | 'phase' | 'reload' | 'loadMore' | 'sentinel'>;
 
 export const GALLERY_TEXTS = {
-  favoriteFailed: 'An unexpected error occured, Please refresh and try again!',
+  favoriteFailed: DEFAULT_API_ERROR,
   downloadFailed: 'Error downloading image',
 } as const;
 
-/** Saves a blob under a file name through a temporary link (the browser's download). */
-export function saveBlob(blob: Blob, fileName: string) {
-  const href = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = href;
-  link.download = fileName;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(href), 0);
+/** A gallery's choice bar: the Show select (Everything, Favorites, …) and, where there is one, Show Archive. */
+export function GalleryChoices<F extends string>(props: {
+  filter: F;
+  filters: readonly F[];
+  onFilter(filter: F): void;
+  filterTestId: string;
+  /** Absent where the gallery has no archive switch. */
+  archive?: { checked: boolean; onChange(checked: boolean): void };
+  children?: ReactNode;
+}) {
+  return (
+    <HStack gap="3" wrap="wrap" align="center">
+      {props.children}
+      <NativeSelect.Root size="sm" w="44">
+        <NativeSelect.Field
+          aria-label="Show"
+          value={props.filter}
+          onChange={(e) => props.onFilter(e.currentTarget.value as F)}
+          data-testid={props.filterTestId}
+        >
+          {props.filters.map((f) => (
+            <option key={f} value={f}>
+              {f}
+            </option>
+          ))}
+        </NativeSelect.Field>
+        <NativeSelect.Indicator />
+      </NativeSelect.Root>
+      {props.archive && (
+        <Switch.Root
+          checked={props.archive.checked}
+          onCheckedChange={(e) => props.archive?.onChange(e.checked)}
+          colorPalette="brand"
+          data-testid="archive-switch"
+        >
+          <Switch.HiddenInput />
+          <Switch.Control />
+          <Switch.Label>Show Archive</Switch.Label>
+        </Switch.Root>
+      )}
+    </HStack>
+  );
+}
+
+/** A gallery's tabs (All, then one per source). */
+export function GalleryTabs({ tab, tabs, onTab }: { tab: string; tabs: readonly string[]; onTab(tab: string): void }) {
+  return (
+    <Tabs.Root value={tab} onValueChange={(e) => onTab(e.value)} variant="line" size="sm">
+      <Tabs.List>
+        {tabs.map((t) => (
+          <Tabs.Trigger key={t} value={t}>
+            {t}
+          </Tabs.Trigger>
+        ))}
+      </Tabs.List>
+    </Tabs.Root>
+  );
 }
 
 /** Up to 10 placeholders (§9) while a page is on its way. */

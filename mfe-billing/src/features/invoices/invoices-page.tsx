@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Badge, Button, EmptyState, Heading, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
+import { saveBlob } from '@aim/shared-kit/download';
 import type { BillingGateway, Invoice } from '../../gateway/billing-gateway.ts';
 import { TEXTS, type Notices } from '../../notices.ts';
 import { formatDate, formatMoney } from '../subscription/plan-rules.ts';
@@ -9,19 +10,6 @@ type State = { status: 'loading' } | { status: 'error' } | { status: 'ready'; in
 export type InvoicesPageProps = { gateway: BillingGateway; email: string | null; notify: Notices };
 
 const COLUMNS = ['Invoice', 'Date', 'Status', 'Plan', 'Amount', 'Action'] as const;
-
-/** Saves a blob under a file name through a temporary link (the browser's download). */
-function saveBlob(blob: Blob, fileName: string) {
-  const href = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = href;
-  link.download = fileName;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  // The browser must have started reading the blob before it is revoked.
-  setTimeout(() => URL.revokeObjectURL(href), 0);
-}
 
 /** Spec §2 Invoices: every payment, newest first, with its PDF. Status is always PAID (§9). */
 export function InvoicesPage({ gateway, email, notify }: InvoicesPageProps) {

@@ -2,7 +2,7 @@
 // result, created_at, percentage, refund by email, newest first), behind an interface so the
 // page can be tested with a fake. Row-level security limits it to the user's own tasks.
 import { useMemo } from 'react';
-import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import { getSupabaseClient, postgrestList, RANGE_NOT_SATISFIABLE } from '@aim/shared-kit/supabase';
 import { type LogQuery, statusesOf, typesOf } from './log-rules.ts';
 
 export type LogRow = {
@@ -21,12 +21,6 @@ export type TaskLogsGateway = {
   list(email: string, query: LogQuery): Promise<LogPage>;
 };
 
-/** A PostgREST list value, quoted: task types hold characters such as '#'. */
-const quoted = (values: string[]) => values.map((v) => `"${v.replace(/(["\\])/g, '\\$1')}"`).join(',');
-
-/** PostgREST's answer to a range past the last row (416). */
-const RANGE_NOT_SATISFIABLE = 'PGRST103';
-
 export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseClient>): TaskLogsGateway {
   /** The caller's tasks matching the query's filters (RLS keeps them to the caller anyway). */
   function matching(email: string, query: LogQuery, columns: string, head: boolean) {
@@ -35,7 +29,7 @@ export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseCli
     if (statuses) request = request.in('status', statuses);
     const types = typesOf(query.type);
     if (types) {
-      const anyOf = [...(types.types.length ? [`type.in.(${quoted(types.types)})`] : []), ...types.prefixes.map((p) => `type.like.${p}*`)];
+      const anyOf = [...(types.types.length ? [`type.in.(${postgrestList(types.types)})`] : []), ...types.prefixes.map((p) => `type.like.${p}*`)];
       request = request.or(anyOf.join(','));
     }
     if (query.taskId) request = request.eq('id', query.taskId);

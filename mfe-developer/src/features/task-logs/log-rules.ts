@@ -1,6 +1,6 @@
 // Spec §2 Task Logs, §4, §9: the filters, page sizes and how a log row reads. Pure, so the page
 // and the query share one meaning of each filter.
-import { DEFAULT_LOG_PAGE_SIZE, LOG_PAGE_SIZES, LOG_STATUS_FILTER, LOG_TYPE_FILTER, TASK_TYPES, taskFamily, type TaskFamily } from '@aim/shared-kit/domain';
+import { DEFAULT_LOG_PAGE_SIZE, LOG_PAGE_SIZES, LOG_STATUS_FILTER, LOG_TYPE_FILTER, type TaskFamily, typesOfFamilies } from '@aim/shared-kit/domain';
 
 export type StatusFilter = (typeof LOG_STATUS_FILTER)[number];
 export type TypeFilter = (typeof LOG_TYPE_FILTER)[number];
@@ -70,8 +70,7 @@ export function statusesOf(filter: StatusFilter): string[] | null {
 export function typesOf(filter: TypeFilter): { types: string[]; prefixes: string[] } | null {
   if (filter === 'all') return null;
   const family: TaskFamily = filter === 'ai-photos' ? 'ai-photo' : filter;
-  const all = TASK_TYPES.filter((t) => taskFamily(t.endsWith('*') ? t.slice(0, -1) : t) === family);
-  return { types: all.filter((t) => !t.endsWith('*')), prefixes: all.filter((t) => t.endsWith('*')).map((t) => t.slice(0, -1)) };
+  return typesOfFamilies([family]);
 }
 
 /** The Refund column: '+4' when credits came back, else empty. */

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { Badge, Box, Card, EmptyState, Heading, HStack, Skeleton, Stack, Text } from '@chakra-ui/react';
+import { saveBlob } from '@aim/shared-kit/download';
 import { SEED_FETCH_DELAY_MS } from '@aim/shared-kit/domain';
 import { DEFAULT_API_ERROR } from '@aim/shared-kit/api';
 import type { MidjourneyGateway } from './gateway.ts';
@@ -115,15 +116,7 @@ export function MidjourneyTool({ gateway, mode, notifyError, seedDelayMs = SEED_
     try {
       if (!url) throw new Error('no image');
       const blob = await gateway.fetchImage(url);
-      const href = URL.createObjectURL(blob);
-      const link = document.createElement('a');
-      link.href = href;
-      link.download = downloadFileName(task.id, blob.type);
-      document.body.appendChild(link);
-      link.click();
-      link.remove();
-      // Revoked on the next task: the browser must have started reading the blob first.
-      setTimeout(() => URL.revokeObjectURL(href), 0);
+      saveBlob(blob, downloadFileName(task.id, blob.type));
     } catch {
       notifyError(ERROR_DOWNLOADING_IMAGE);
     }

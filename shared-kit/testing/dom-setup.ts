@@ -1,5 +1,6 @@
-// jsdom lacks the layout APIs Chakra's components (zag.js) call; these no-op stand-ins suffice
-// because the tests assert behaviour, not layout.
+// The remotes' component tests (vitest setupFiles: '@aim/shared-kit/testing/dom-setup').
+// jsdom lacks the layout APIs Chakra's components (zag.js) call; no-op stand-ins suffice because
+// the tests assert behaviour, not layout.
 if (typeof window !== 'undefined') {
   window.ResizeObserver ??= class {
     observe() {}
@@ -19,4 +20,7 @@ if (typeof window !== 'undefined') {
     }) as MediaQueryList;
   window.scrollTo ??= () => undefined;
   Element.prototype.scrollTo ??= () => undefined;
+  // user-event's arrow-key walk through a radio group looks the group up by CSS.escape(name).
+  globalThis.CSS ??= {} as typeof CSS;
+  CSS.escape ??= (value: string) => value.replace(/[^\w-]/g, (c) => `\\${c}`);
 }
