@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { SHELL_URL } from './support/platform.ts';
+import { CHROMIUM_LAUNCH, SHELL_URL } from './support/platform.ts';
 
 // `npm test` (scripts/test.mjs) sets PLAYWRIGHT_JSON_OUTPUT_NAME to collect the counts; the
 // JSON reporter reads it itself. Without it, JSON would flood the terminal: list only.
@@ -25,18 +25,6 @@ export default defineConfig({
     viewport: { width: 1280, height: 800 },
     screenshot: 'only-on-failure',
     trace: 'retain-on-first-failure',
-    launchOptions: {
-      // Debian's Chromium: the journeys never download a browser.
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    launchOptions: CHROMIUM_LAUNCH,
   },
 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import globalSetup from '../support/global-setup.ts';
-import { SHELL_URL } from '../support/platform.ts';
+import { CHROMIUM_LAUNCH, SHELL_URL } from '../support/platform.ts';
 import { createUser, signIn } from '../support/users.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,18 +48,7 @@ async function main() {
   const teardown = await globalSetup();
   try {
     const user = await createUser('bench', { onboarded: true });
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    const browser = await chromium.launch(CHROMIUM_LAUNCH);
     const runs = [];
     for (let i = 0; i < RUNS; i++) {
       const context = await browser.newContext(); // a fresh profile: cold cache every run

@@ -51,3 +51,9 @@ export const SERVICE_ROLE_KEY =
 
 /** supabase-js's default storage key for a project URL on `localhost`. */
 export const SESSION_STORAGE_KEY = `sb-${new URL(SUPABASE_URL).hostname.split('.')[0]}-auth-token`;
+
+/** Debian's Chromium with the flags that work on these machines: the journeys and the benchmark never download a browser. */
+export const CHROMIUM_LAUNCH = {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+};
