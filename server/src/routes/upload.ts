@@ -3,10 +3,10 @@
  * before the app-wide 1 MiB JSON body limit, with its own limit sized for one image.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
+import { bodyLimit } from '../middleware/body-limit/index.ts';
 import { apiKeySecurity, authedErrorResponses, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE_MESSAGE, UPLOAD_TYPE_MESSAGE, uploadImage } from '../services/tasks/upload-image.ts';
@@ -39,9 +39,7 @@ export function uploadRoutes(deps: ApiDeps & { media: MediaStore }) {
       middleware: [
         bodyLimit({
           maxSize: MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD,
-          onError: () => {
-            throw new ApiError('payload_too_large', UPLOAD_TOO_LARGE_MESSAGE);
-          },
+          tooLarge: () => new ApiError('payload_too_large', UPLOAD_TOO_LARGE_MESSAGE),
         }),
         apiKeyAuth(deps),
       ] as const,

@@ -27,7 +27,8 @@ const HTTP_EXCEPTION_MESSAGES: Partial<Record<number, string>> = {
 };
 
 function respond(c: Context<AppEnv>, status: number, body: ErrorBody) {
-  // A 413 leaves the rest of the body unread: close the connection so a client does not reuse it.
+  // A 413 may leave the rest of a body unread (past the body limit's drain bound): close the
+  // connection so a client does not reuse it. After a drained body the close is harmless.
   return c.json(body, status as ContentfulStatusCode, status === 413 ? { connection: 'close' } : undefined);
 }
 
