@@ -14,11 +14,21 @@ import { createDevApp } from './dev/index.ts';
 
 export { defaultLocalConfig, type LocalSupabaseConfig, type GithubProviderConfig } from './config.ts';
 export { DevMailbox, type MailMessage } from './mailbox.ts';
-export { DEFAULT_ANON_KEY, DEFAULT_SERVICE_ROLE_KEY, DEFAULT_JWT_SECRET, signJwt, verifyJwt, JwtError, type JwtClaims } from './keys.ts';
+export { SECRET_KEY as DEFAULT_SECRET_KEY } from './gateway.ts';
+export {
+  DEFAULT_ALTCHA_HMAC_KEY,
+  DEFAULT_ANON_KEY,
+  DEFAULT_SERVICE_ROLE_KEY,
+  DEFAULT_JWT_SECRET,
+  signJwt,
+  verifyJwt,
+  JwtError,
+  type JwtClaims,
+} from './keys.ts';
 export type { LocalContext } from './context.ts';
 
 export interface LocalSupabase {
-  /** The HTTP app: /auth/v1, /rest/v1, /_dev (mailbox, fake GitHub). */
+  /** The HTTP app: /auth/v1, /rest/v1, and /_dev (mailbox, fake GitHub) when config.embedded. */
   app: Hono;
   fetch: (req: Request) => Response | Promise<Response>;
   mailbox: DevMailbox;
@@ -62,9 +72,15 @@ export function createLocalSupabase(opts: { db: Db; config: LocalSupabaseConfig;
   );
   app.route('/auth/v1', createAuthApp(ctx));
   app.route('/rest/v1', createRestApp(ctx));
-  app.route('/_dev', createDevApp(ctx));
+  if (opts.config.embedded) app.route('/_dev', createDevApp(ctx));
   app.get('/', (c) =>
-    c.json({ name: 'local supabase-compatible services', auth: '/auth/v1', rest: '/rest/v1', realtime: '/realtime/v1/websocket', mailbox: '/_dev/mailbox' }),
+    c.json({
+      name: 'local supabase-compatible services',
+      auth: '/auth/v1',
+      rest: '/rest/v1',
+      realtime: '/realtime/v1/websocket',
+      ...(opts.config.embedded ? { mailbox: '/_dev/mailbox' } : {}),
+    }),
   );
   const realtime = createRealtime(ctx);
   return {

@@ -11,6 +11,9 @@ export const DEFAULT_ANON_KEY =
 export const DEFAULT_SERVICE_ROLE_KEY =
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZS1kZW1vIiwicm9sZSI6InNlcnZpY2Vfcm9sZSIsImV4cCI6MTk4MzgxMjk5Nn0.EGIM96RAZx35lJzdJsyH-qQwv8Hdp7fsn3W0YpN81IU';
 
+/** Signs the embedded ALTCHA challenges unless ALTCHA_HMAC_KEY is set; public like the keys above. */
+export const DEFAULT_ALTCHA_HMAC_KEY = 'local-altcha-hmac-key-change-me';
+
 export type JwtClaims = Record<string, unknown> & { role?: string; sub?: string; exp?: number; email?: string; session_id?: string };
 
 export class JwtError extends Error {

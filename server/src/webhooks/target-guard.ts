@@ -4,7 +4,9 @@
  * A target is refused when its host is, or resolves to, any address in a blocked range.
  * The check runs inside the socket's DNS lookup (`guardedLookup`), so the address that is
  * checked is the address that is connected to: a DNS answer that changes between a check
- * and the connect (rebinding) cannot slip through.
+ * and the connect (rebinding) cannot slip through. IPv6 addresses that carry an IPv4 address
+ * for a translator or a tunnel (NAT64, 6to4, Teredo) reach that IPv4 address, so the IPv4
+ * rules apply to the address they carry.
  */
 import dns from 'node:dns';
 import net from 'node:net';
@@ -27,6 +29,10 @@ const BLOCKED: [label: string, cidr: string][] = [
   ['link-local', 'fe80::/10'],
   ['site-local', 'fec0::/10'],
   ['multicast', 'ff00::/8'],
+  // RFC 8215's local-use NAT64 prefix may be cut into any prefix of 48 to 96 bits, each with
+  // the IPv4 address in other bytes (RFC 6052 §2.2): what an address leads to cannot be told
+  // from outside that network, and IANA lists the range as not globally reachable.
+  ['local-use NAT64', '64:ff9b:1::/48'],
 ];
 
 // One BlockList per label so a refusal can say why. BlockList also matches IPv4-mapped
@@ -39,6 +45,41 @@ for (const [label, cidr] of BLOCKED) {
   lists.set(label, list);
 }
 
+/** The 16 bytes of an IPv6 address (zone id dropped; a trailing dotted IPv4 part allowed). */
+function ipv6Bytes(address: string): number[] {
+  let text = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const groups = (part: string | undefined) => (part ? part.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const left = groups(head);
+  const right = groups(tail);
+  const words = tail === undefined ? left : [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
+  return words.flatMap((w) => [w >> 8, w & 0xff]);
+}
+
+const ipv4At = (bytes: number[], at: number[]) => at.map((i) => bytes[i]).join('.');
+const startsWith = (bytes: number[], prefix: number[]) => prefix.every((b, i) => bytes[i] === b);
+
+/** The IPv4 addresses an IPv6 address leads to through a translator or tunnel, with its name. */
+function embeddedIpv4(address: string): { scheme: string; ipv4: string[] } | undefined {
+  const bytes = ipv6Bytes(address);
+  // Well-known NAT64 prefix 64:ff9b::/96 (RFC 6052): the last 32 bits.
+  if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return { scheme: 'NAT64', ipv4: [ipv4At(bytes, [12, 13, 14, 15])] };
+  // 6to4 2002::/16 (RFC 3056): 2002:AABB:CCDD::/48 is the site behind IPv4 AA.BB.CC.DD.
+  if (startsWith(bytes, [0x20, 0x02])) return { scheme: '6to4', ipv4: [ipv4At(bytes, [2, 3, 4, 5])] };
+  // Teredo 2001::/32 (RFC 4380): the server's IPv4 in bytes 4–7, the client's (the relay sends
+  // there) in bytes 12–15 with every bit inverted.
+  if (startsWith(bytes, [0x20, 0x01, 0x00, 0x00])) {
+    const client = bytes.map((b) => b ^ 0xff);
+    return { scheme: 'Teredo', ipv4: [ipv4At(bytes, [4, 5, 6, 7]), ipv4At(client, [12, 13, 14, 15])] };
+  }
+  return undefined;
+}
+
 /** Why an IP address may not be a webhook target (e.g. 'loopback'), or undefined when it may. */
 export function blockedAddressReason(address: string): string | undefined {
   const family = net.isIP(address);
@@ -46,6 +87,11 @@ export function blockedAddressReason(address: string): string | undefined {
   const type = family === 6 ? 'ipv6' : 'ipv4';
   for (const [label, list] of lists) {
     if (list.check(address, type)) return label;
+  }
+  const embedded = family === 6 ? embeddedIpv4(address) : undefined;
+  for (const ipv4 of embedded?.ipv4 ?? []) {
+    const reason = blockedAddressReason(ipv4);
+    if (reason) return `${embedded?.scheme}-mapped ${reason}`;
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ import { AuthError, validationFailed } from './errors.ts';
 import { registerExternal } from './external.ts';
 import { exchangeAuthCode } from './flow-state.ts';
 import { registerMagicLink } from './magic-link.ts';
+import { rejectNulCharacters } from './nul-guard.ts';
 import { optionalString, readJsonObject } from './request.ts';
 import { loadUserAndSession, logout, refreshSession } from './sessions.ts';
 import { userJson } from './users.ts';
@@ -28,6 +29,7 @@ export function createAuthApp(ctx: LocalContext): Hono {
     await next();
     c.res.headers.set('X-Supabase-Api-Version', '2024-01-01');
   });
+  app.use('*', rejectNulCharacters());
 
   app.onError((err, c) => {
     if (err instanceof AuthError) return c.json({ code: err.code, message: err.message }, err.status);

@@ -6,9 +6,10 @@ import type { Captcha } from './captcha.ts';
 import { AuthError, validationFailed } from './errors.ts';
 import { createFlowState, issueAuthCode, parsePkce, type FlowStateRow } from './flow-state.ts';
 import { resolveRedirect } from './redirect.ts';
-import { optionalObject, optionalString, readJsonObject, validateEmail, type JsonObject } from './request.ts';
+import { clientAddress, optionalObject, optionalString, readJsonObject, validateEmail, type JsonObject } from './request.ts';
 import { createSession, sessionFragment, type IssuedSession } from './sessions.ts';
 import { findOrCreateEmailUser, findUserByEmail, findUserById, markSignedIn, type UserRow } from './users.ts';
+import { createVerifyLimiter } from './verify-limits.ts';
 
 const PKCE_PREFIX = 'pkce_';
 const TOKEN_TYPE = 'recovery_token';
@@ -55,9 +56,19 @@ async function consumeToken(q: Queryable, otpExp: number, hashes: string[], emai
   return markSignedIn(q, user, 'email');
 }
 
+/** Burns the mailed code of `email` (too many wrong tries): its link and its digits stop working. */
+async function burnToken(q: Queryable, email: string) {
+  await q.query(
+    `with burned as (delete from auth.one_time_tokens where token_type = $1 and relates_to = $2 returning user_id)
+     update auth.users set recovery_token = '' where id in (select user_id from burned)`,
+    [TOKEN_TYPE, email],
+  );
+}
+
 export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha) {
   const { db, config } = ctx;
   const maxFrequency = config.emailMaxFrequency;
+  const limiter = createVerifyLimiter(config.verifyLimits, config.otpExp);
 
   // POST /otp – signInWithOtp: captcha, find or create the user, mail a magic link and code.
   app.post('/otp', async (c) => {
@@ -92,6 +103,7 @@ export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha
       );
       await tx.query('update auth.users set recovery_token = $2, recovery_sent_at = now(), updated_at = now() where id = $1', [user.id, hash]);
     });
+    limiter.reset(email);
 
     const link = `${config.publicUrl}/auth/v1/verify?${new URLSearchParams({ token: hash, type: 'magiclink', redirect_to: redirectTo })}`;
     ctx.mailbox.send({
@@ -117,6 +129,8 @@ export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha
     const type = c.req.query('type') ?? '';
     const redirectTo = resolveRedirect(config, c.req.query('redirect_to'));
     const pkce = token.startsWith(PKCE_PREFIX);
+    // Over the limit GoTrue's limiter answers before the handler: JSON, not a redirect.
+    const attempt = limiter.begin(clientAddress(c));
     try {
       if (!VERIFY_TYPES.has(type)) throw validationFailed('Unsupported verification type');
       if (!token) throw validationFailed('Verify requires a token or a token hash');
@@ -138,9 +152,16 @@ export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha
         u.searchParams.set('code', code);
         return u.toString();
       });
+      attempt.release();
       return c.redirect(target, 303);
     } catch (e) {
-      if (!(e instanceof AuthError)) throw e;
+      if (!(e instanceof AuthError)) {
+        attempt.release();
+        throw e;
+      }
+      // A link names its token by a 224-bit hash: guessing one is hopeless, so a failed
+      // link counts against the address only.
+      attempt.fail();
       return c.redirect(errorRedirectUrl(redirectTo, e, pkce), 303);
     }
   });
@@ -163,13 +184,26 @@ export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha
       const h = tokenHash(email, otp.trim());
       hashes = [h, PKCE_PREFIX + h];
     }
-    const session: IssuedSession = await db.transaction(async (tx) => {
-      const user = await consumeToken(tx, config.otpExp, hashes, email).catch((e: unknown) => {
-        // The JSON path speaks of tokens, not links (GoTrue's ErrorCodeOTPExpired message).
-        throw e instanceof AuthError && e.code === 'otp_expired' ? new AuthError(403, 'otp_expired', 'Token has expired or is invalid') : e;
+    // The 6-digit form is the guessable one: it counts against the email's code too.
+    const attempt = limiter.begin(clientAddress(c), email);
+    let session: IssuedSession;
+    try {
+      session = await db.transaction(async (tx) => {
+        const user = await consumeToken(tx, config.otpExp, hashes, email).catch((e: unknown) => {
+          // The JSON path speaks of tokens, not links (GoTrue's ErrorCodeOTPExpired message).
+          throw e instanceof AuthError && e.code === 'otp_expired' ? new AuthError(403, 'otp_expired', 'Token has expired or is invalid') : e;
+        });
+        return createSession(tx, config, user, 'otp', { userAgent: c.req.header('user-agent') });
       });
-      return createSession(tx, config, user, 'otp', { userAgent: c.req.header('user-agent') });
-    });
+    } catch (e) {
+      if (!(e instanceof AuthError && e.code === 'otp_expired')) {
+        attempt.release();
+        throw e;
+      }
+      if (attempt.fail() && email) await burnToken(db, email);
+      throw e;
+    }
+    attempt.release();
     return c.json(session);
   });
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { badJson, validationFailed } from './errors.ts';
 
@@ -43,4 +44,15 @@ export function validateEmail(raw: string | undefined): string {
   if (email.length > 255) throw validationFailed('An email address is too long');
   if (!EMAIL_RE.test(email)) throw validationFailed('Unable to validate email address: invalid format');
   return email.toLowerCase();
+}
+
+/**
+ * The client's address as the TCP peer the Node server saw (IPv4-mapped IPv6 written as
+ * IPv4). Forwarding headers are not believed: nothing sits in front of these services, and
+ * a client could send any. 'unknown' when the app is called without a Node server.
+ */
+export function clientAddress(c: Context): string {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const address = incoming?.socket?.remoteAddress;
+  return address ? address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '') : 'unknown';
 }

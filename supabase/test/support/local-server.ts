@@ -29,13 +29,14 @@ export async function freePort(): Promise<number> {
 
 /**
  * The local services on a real loopback port over a fresh database of the given kind, as a
- * test's server. Captcha is on unless overridden (tests solve the ALTCHA challenge).
+ * test's server, in embedded mode (/_dev mounted). Captcha is on unless overridden (tests
+ * solve the ALTCHA challenge).
  */
 export async function startLocalSupabase(kind: DbKind, overrides: Partial<LocalSupabaseConfig> = {}): Promise<RunningLocalSupabase> {
   const db = await createTestDb(kind);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const config = defaultLocalConfig({ publicUrl: url, siteUrl: 'http://localhost:3000', ...overrides });
+  const config = defaultLocalConfig({ publicUrl: url, siteUrl: 'http://localhost:3000', embedded: true, ...overrides });
   const lines: string[] = [];
   const services = createLocalSupabase({ db, config, log: (l) => lines.push(l) });
   const server = serve({ fetch: services.fetch, port, hostname: '127.0.0.1' }) as Server;
