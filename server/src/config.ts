@@ -12,6 +12,11 @@ export interface ApiConfig {
   corsOrigins: string[];
   /** Largest request body accepted, in bytes (default 1 MiB); larger bodies get 413. */
   maxBodyBytes?: number;
+  /**
+   * Sell tasks whose only engine is a simulated one (the local engine's procedural pictures)
+   * outside embedded mode too (ALLOW_SIMULATED_ENGINES=true). Off: they are refused at submit.
+   */
+  allowSimulatedEngines?: boolean;
 }
 
 /** JSON calls are small; routes that take files get their own limits when they arrive. */

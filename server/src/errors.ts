@@ -11,6 +11,7 @@ const ERROR_STATUS = {
   invalid_json: 400,
   invalid_webhook_url: 400,
   bad_request: 400,
+  engine_unavailable: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   insufficient_credits: 402,

@@ -17,6 +17,8 @@ import {
 export interface EngineImplementation {
   name: string;
   kinds: readonly EngineJobKind[];
+  /** Kinds it only simulates (see Engine.simulatedKinds). */
+  simulatedKinds?: readonly EngineJobKind[];
   /**
    * Does the work. May report progress freely (out-of-order or repeated values are
    * filtered); should stop early when `signal` aborts, but need not: the run settles anyway.
@@ -90,6 +92,7 @@ export function defineEngine(impl: EngineImplementation): Engine {
   return {
     name: impl.name,
     kinds: impl.kinds,
+    simulatedKinds: impl.simulatedKinds ?? [],
     supports,
     async run(job: EngineJob, onProgress: ProgressListener, signal: AbortSignal): Promise<EngineResult> {
       if (!supports(job.kind)) {

@@ -92,6 +92,8 @@ export type ProgressListener = (progress: EngineProgress) => void;
 export interface Engine {
   readonly name: string;
   readonly kinds: readonly EngineJobKind[];
+  /** Kinds whose results are stand-ins, not real generations (`simulated: true`); none when omitted. */
+  readonly simulatedKinds?: readonly EngineJobKind[];
   supports(kind: EngineJobKind): boolean;
   run(job: EngineJob, onProgress: ProgressListener, signal: AbortSignal): Promise<EngineResult>;
 }

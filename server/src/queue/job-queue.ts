@@ -1,13 +1,19 @@
 /**
  * @module The task job queue on Postgres (table public.task_jobs; PGlite and PostgreSQL):
  * claims (SKIP LOCKED, per-queue concurrency limit), leases kept alive by heartbeats and
- * recovered when they expire (a crashed worker), retries with exponential backoff, and a
- * wake-up on new jobs through LISTEN/NOTIFY (polling covers a missed notification).
+ * recovered when they expire (a crashed worker), retries with exponential backoff, a
+ * wake-up on new jobs through LISTEN/NOTIFY (polling covers a missed notification), and the
+ * registration of the queues each live worker serves (read by the stuck-task sweep).
  */
 import type { Db } from '@aim/supabase/db';
 import { JOB_CHANNEL, jobRepository, type JobRow } from '../repositories/job-repository.ts';
 
 export type { JobRow } from '../repositories/job-repository.ts';
+
+/** A worker renews its registration this often… */
+export const WORKER_REFRESH_MS = 15_000;
+/** …and counts as live (serving its queues) this long after the last renewal. */
+export const WORKER_TTL_MS = 60_000;
 
 export interface JobQueueOptions {
   workerId: string;
@@ -47,7 +53,14 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
       jobs.retry(job.task_id, job.lease_token, backoffMs(job.attempts, options.backoffMs, options.maxBackoffMs) / 1000, error),
     /** Gives a job back untouched (worker shutting down): runnable now, the attempt not counted. */
     release: (job: JobRow) => jobs.retry(job.task_id, job.lease_token, 0, null, true),
-    /** Calls `onJob` whenever a job is enqueued (any process); answers the unsubscribe function. */
-    listen: (onJob: (queue: string) => void) => db.listen(JOB_CHANNEL, onJob),
+    /** Records this worker as live and serving `queues` (call at start and every WORKER_REFRESH_MS). */
+    register: (queues: readonly string[]) => jobs.registerWorker(options.workerId, queues),
+    unregister: () => jobs.unregisterWorker(options.workerId),
+    /**
+     * Calls `onJob` whenever a job is enqueued (any process), and `onReconnect` when the
+     * listening connection came back after a drop (notifications may have been missed);
+     * answers the unsubscribe function.
+     */
+    listen: (onJob: (queue: string) => void, onReconnect?: () => void) => db.listen(JOB_CHANNEL, onJob, { onReconnect }),
   };
 }

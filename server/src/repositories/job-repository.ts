@@ -2,7 +2,9 @@
  * @module public.task_jobs: the job queue's SQL (one job per task). Claims use
  * `FOR UPDATE SKIP LOCKED` so concurrent workers never take the same job, under a
  * per-queue advisory lock so the concurrency limit of a queue holds across processes.
- * Every write by a worker after its claim is fenced by the claim's lease token.
+ * Every write by a worker after its claim is fenced by the claim's lease token. Workers
+ * register the queues they serve (public.task_workers), so the stuck-job sweep can tell a
+ * job nobody will ever take.
  */
 import type { Queryable } from '@aim/supabase/db';
 
@@ -20,6 +22,15 @@ export interface JobRow {
 }
 
 const JOB_COLUMNS = 'task_id, queue, state, attempts, max_attempts, lease_token, upstream_id';
+
+/** Why the sweep gave up on a job: no live worker serves its queue, or it waited past the deadline. */
+export type StuckReason = 'no_worker' | 'queue_timeout';
+
+export interface StuckJob {
+  task_id: string;
+  queue: string;
+  reason: StuckReason;
+}
 
 export function jobRepository(q: Queryable) {
   return {
@@ -107,6 +118,62 @@ export function jobRepository(q: Queryable) {
         [taskId, leaseToken, delaySeconds, error, refundAttempt],
       );
       return rows.length > 0;
+    },
+
+    /** Records that a worker is alive and which queues it claims from (start, then periodically). */
+    async registerWorker(workerId: string, queues: readonly string[]): Promise<void> {
+      await q.query(
+        `insert into public.task_workers (id, queues) values ($1, $2::text[])
+         on conflict (id) do update set queues = excluded.queues, seen_at = now()`,
+        [workerId, queues],
+      );
+    },
+
+    /** A worker stopping gracefully. */
+    async unregisterWorker(workerId: string): Promise<void> {
+      await q.query('delete from public.task_workers where id = $1', [workerId]);
+    },
+
+    /** Forgets workers unseen for `seconds` (crashed ones never unregister). */
+    async pruneWorkers(seconds: number): Promise<void> {
+      await q.query('delete from public.task_workers where seen_at < now() - make_interval(secs => $1)', [seconds]);
+    },
+
+    /**
+     * Ends, as failed, up to `limit` jobs nobody will run: runnable (queued, or active with an
+     * expired lease) for `unservedSeconds` while no worker seen in the last `workerTtlSeconds`
+     * serves their queue (`no_worker`), or queued and runnable for `deadlineSeconds`
+     * (`queue_timeout`). Run inside a transaction that then settles their tasks: the rows stay
+     * locked (SKIP LOCKED: concurrent sweeps and claims never take the same job) until commit.
+     */
+    async failStuck(opts: { deadlineSeconds: number; unservedSeconds: number; workerTtlSeconds: number; limit: number }): Promise<StuckJob[]> {
+      const { rows } = await q.query<StuckJob>(
+        `with stuck as (
+           select j.task_id,
+                  case when s.unserved then 'no_worker' else 'queue_timeout' end as reason
+             from public.task_jobs j
+             cross join lateral (
+               select not exists (
+                 select 1 from public.task_workers w
+                  where j.queue = any (w.queues) and w.seen_at > now() - make_interval(secs => $3)
+               ) as unserved
+             ) s
+            where (j.state = 'queued' and j.run_at <= now() - make_interval(secs => $1))
+               or (s.unserved and ((j.state = 'queued' and j.run_at <= now() - make_interval(secs => $2))
+                                or (j.state = 'active' and j.lease_expires_at <= now() - make_interval(secs => $2))))
+            order by j.run_at, j.created_at
+            limit $4
+            for update of j skip locked
+         )
+         update public.task_jobs j
+            set state = 'failed', lease_token = null, lease_expires_at = null, locked_by = null, updated_at = now(),
+                last_error = case stuck.reason when 'no_worker' then 'no live worker serves queue ' || j.queue
+                                               else 'queued past the deadline' end
+           from stuck where j.task_id = stuck.task_id
+         returning j.task_id, j.queue, stuck.reason`,
+        [opts.deadlineSeconds, opts.unservedSeconds, opts.workerTtlSeconds, opts.limit],
+      );
+      return rows;
     },
 
     /**

@@ -105,13 +105,19 @@ export function deliveryRepository(q: Queryable) {
       return rowCount;
     },
 
-    async insert(d: NewDelivery): Promise<string> {
+    /**
+     * Adds a delivery; null when it is a task's second final event for the url (unique
+     * index webhook_deliveries_final_once: one task.completed/task.failed per task and url).
+     */
+    async insert(d: NewDelivery): Promise<string | null> {
       const { rows } = await q.query<{ id: string }>(
         `insert into public.webhook_deliveries (user_id, task_id, url, event, payload, next_attempt_at, created_at)
-         values ($1, $2, $3, $4, $5::jsonb, $6, $6) returning id`,
+         values ($1, $2, $3, $4, $5::jsonb, $6, $6)
+         on conflict (task_id, url) where event <> 'task.progress' do nothing
+         returning id`,
         [d.userId, d.taskId, d.url, d.event, JSON.stringify(d.payload), d.now],
       );
-      return rows[0].id;
+      return rows[0]?.id ?? null;
     },
 
     async insertSecret(deliveryId: string, secret: string): Promise<void> {

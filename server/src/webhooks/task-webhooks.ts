@@ -1,35 +1,48 @@
 /**
- * @module The bridge from the task worker's events to webhook deliveries: every progress step
- * and the completion of a task go to the request's `webhook_url` (with its secret) or else the
- * account's webhook URL. Runs wherever a worker runs (embedded launcher, worker process).
+ * @module The bridge from tasks to webhook deliveries: each event goes to the request's
+ * `webhook_url` (with its secret) or else the account's webhook URL. The completion
+ * (`task.completed` / `task.failed`) is recorded by the settlement itself, in its
+ * transaction (`recordCompletionWebhook`), so it survives a crash right after the commit;
+ * progress steps are best-effort, enqueued from the worker's events (`sendTaskWebhooks`,
+ * wherever a worker runs: embedded launcher, worker process).
  */
 import type { Queryable } from '@aim/supabase/db';
 import type { Logger } from '../logger.ts';
-import { taskRepository } from '../repositories/task-repository.ts';
+import { taskRepository, type TaskRow } from '../repositories/task-repository.ts';
 import { userRepository } from '../repositories/user-repository.ts';
-import type { TaskEventKind, TaskEvents } from '../services/tasks/task-events.ts';
-import type { WebhookEvent } from './delivery-repository.ts';
+import type { TaskEvents } from '../services/tasks/task-events.ts';
+import { toTaskView } from '../services/tasks/task-view.ts';
+import { recordDelivery } from './record-delivery.ts';
 import type { WebhookService } from './webhook-service.ts';
-import { resolveWebhookTarget } from './webhook-target.ts';
+import { resolveWebhookTarget, type WebhookTarget } from './webhook-target.ts';
 
-const EVENT: Record<TaskEventKind, WebhookEvent> = {
-  progress: 'task.progress',
-  success: 'task.completed',
-  failed: 'task.failed',
-};
+async function targetOf(q: Queryable, taskId: string, userId: string): Promise<WebhookTarget | null> {
+  const perTask = await taskRepository(q).findWebhook(taskId);
+  return resolveWebhookTarget({
+    requestUrl: perTask?.url,
+    requestSecret: perTask?.secret,
+    accountUrl: perTask?.url ? null : await userRepository(q).findWebhookUrl(userId),
+  });
+}
+
+/**
+ * Records the final webhook of a task that has just become terminal (`row` as the
+ * settlement wrote it), in the settlement's transaction `tx`. At most one per task and url.
+ */
+export async function recordCompletionWebhook(tx: Queryable, row: TaskRow): Promise<void> {
+  const target = await targetOf(tx, row.id, row.user_id);
+  if (!target) return;
+  const event = row.status === 'failed' ? 'task.failed' : 'task.completed';
+  await recordDelivery(tx, { userId: row.user_id, taskId: row.id, url: target.url, secret: target.secret, event, payload: toTaskView(row) }, new Date());
+}
 
 /** Subscribes; answers the unsubscribe function. */
 export function sendTaskWebhooks(deps: { db: Queryable; events: Pick<TaskEvents, 'onTaskEvent'>; webhooks: WebhookService; log: Logger }) {
-  const tasks = taskRepository(deps.db);
-  const users = userRepository(deps.db);
   return deps.events.onTaskEvent(async (task, kind, owner) => {
-    const perTask = await tasks.findWebhook(task.task_id);
-    const target = resolveWebhookTarget({
-      requestUrl: perTask?.url,
-      requestSecret: perTask?.secret,
-      accountUrl: perTask?.url ? null : await users.findWebhookUrl(owner.userId),
-    });
+    // the settlement already wrote the completion; send it now rather than at the next poll
+    if (kind !== 'progress') return deps.webhooks.wake();
+    const target = await targetOf(deps.db, task.task_id, owner.userId);
     if (!target) return;
-    await deps.webhooks.enqueue({ userId: owner.userId, taskId: task.task_id, url: target.url, secret: target.secret, event: EVENT[kind], payload: task });
+    await deps.webhooks.enqueue({ userId: owner.userId, taskId: task.task_id, url: target.url, secret: target.secret, event: 'task.progress', payload: task });
   });
 }

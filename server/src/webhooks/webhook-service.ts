@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '@aim/supabase/db';
 import type { Logger } from '../logger.ts';
-import { deliveryRepository, type AttemptRow, type ClaimedDelivery, type DeliveryOutcome, type DeliveryRow, type WebhookEvent } from './delivery-repository.ts';
+import { deliveryRepository, type AttemptRow, type ClaimedDelivery, type DeliveryOutcome, type DeliveryRow } from './delivery-repository.ts';
+import { type DeliveryInput, recordDelivery } from './record-delivery.ts';
 import { nextRetryDelayMs } from './retry-schedule.ts';
 import { sendWebhook, MAX_SNIPPET_CHARS } from './send-webhook.ts';
 import { generateSigningSecret, signWebhook } from './signature.ts';
@@ -40,17 +41,6 @@ export interface WebhookServiceOptions {
   userAgent?: string;
 }
 
-interface EnqueueInput {
-  userId: string;
-  taskId: string;
-  url: string;
-  /** The per-request webhook_secret: echoed as x-webhook-secret and the signing key. */
-  secret?: string | null;
-  event: WebhookEvent;
-  /** The body: the task's /fetch result. */
-  payload: unknown;
-}
-
 interface DeliveryWithAttempts extends DeliveryRow {
   attempts: AttemptRow[];
 }
@@ -58,11 +48,14 @@ interface DeliveryWithAttempts extends DeliveryRow {
 export interface WebhookService {
   /**
    * Records an event to deliver; returns its id (also the `webhook-id` header), or null when
-   * dropped: a progress event after the task's final event for the same url. A newer event
-   * supersedes the waiting progress events of the same task and url. Pass `tx` to enqueue
-   * in the transaction that changes the task, so a committed change always gets its webhook.
+   * dropped: any event after the task's final event for the same url (one final event per
+   * task and url). A newer event supersedes the waiting progress events of the same task
+   * and url. Pass `tx` to enqueue in the transaction that changes the task, so a committed
+   * change always gets its webhook.
    */
-  enqueue(input: EnqueueInput, opts?: { tx?: Queryable }): Promise<string | null>;
+  enqueue(input: DeliveryInput, opts?: { tx?: Queryable }): Promise<string | null>;
+  /** Dispatches soon: a delivery was recorded outside `enqueue` (a task settlement) in this process. */
+  wake(): void;
   /** Claims and sends everything due now, until nothing is due; returns how many were sent. */
   dispatchDue(): Promise<number>;
   /** Starts polling for due deliveries every pollIntervalMs (and soon after each enqueue). */
@@ -90,19 +83,8 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> | undefined;
 
-  async function enqueueIn(q: Queryable, input: EnqueueInput): Promise<string | null> {
-    const repo = deliveryRepository(q);
-    const now = clock();
-    await repo.lockTarget(input.taskId, input.url);
-    if (input.event === 'task.progress' && (await repo.hasFinalEvent(input.taskId, input.url))) return null;
-    await repo.supersedeProgress(input.taskId, input.url, now);
-    const id = await repo.insert({ ...input, now });
-    if (input.secret) await repo.insertSecret(id, input.secret);
-    return id;
-  }
-
-  async function enqueue(input: EnqueueInput, o: { tx?: Queryable } = {}) {
-    const id = o.tx ? await enqueueIn(o.tx, input) : await db.transaction((tx) => enqueueIn(tx, input));
+  async function enqueue(input: DeliveryInput, o: { tx?: Queryable } = {}) {
+    const id = o.tx ? await recordDelivery(o.tx, input, clock()) : await db.transaction((tx) => recordDelivery(tx, input, clock()));
     if (id) wake();
     return id;
   }
@@ -217,6 +199,7 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
 
   return {
     enqueue,
+    wake,
     dispatchDue,
     start() {
       if (started) return;

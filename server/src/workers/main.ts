@@ -1,9 +1,11 @@
 // The task worker as its own process (production: `pnpm --filter @aim/server worker`), on
 // the PostgreSQL of DATABASE_URL. Run as many as you like; they share the job queue.
-// Embedded mode runs the same worker inside main.ts instead.
+// Embedded mode runs the same worker inside main.ts instead. Each worker process also
+// dispatches webhooks and sweeps stuck tasks (as every API instance does).
 import { openPostgres } from '@aim/supabase/db';
 import { consoleLogger } from '../logger.ts';
 import { concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv } from './runtime.ts';
+import { createTaskSweeper, taskSweepFromEnv } from './task-sweeper.ts';
 import { createTaskWorker } from './task-worker.ts';
 import { createWebhookService } from '../webhooks/index.ts';
 import { sendTaskWebhooks } from '../webhooks/task-webhooks.ts';
@@ -16,6 +18,7 @@ async function main() {
   const db = await openPostgres(env.DATABASE_URL);
   const engines = enginesFromEnv(env);
   const log = consoleLogger();
+  const sweeper = createTaskSweeper({ db, log, ...taskSweepFromEnv(env) });
   const worker = createTaskWorker({
     db,
     media: mediaStoreFromEnv(publicUrl, env),
@@ -28,12 +31,14 @@ async function main() {
   sendTaskWebhooks({ db, events: worker, webhooks, log });
   webhooks.start();
   await worker.start();
+  sweeper.start();
   console.log(`[worker] ${worker.id} running engines ${engines.names.join(', ')}`);
 
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    await sweeper.stop();
     await worker.stop();
     await webhooks.stop();
     await db.close();

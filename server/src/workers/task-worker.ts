@@ -4,7 +4,8 @@
  * publication carries to the dashboard), copies the media into the MediaStore, and settles
  * the task: success keeps the charge, failure refunds once. Runs in-process in embedded
  * mode and as its own process in production (workers/main.ts); any number of workers can
- * share one database.
+ * share one database. Each registers the queues it serves while it runs (the stuck-task sweep
+ * fails jobs of a queue nobody serves).
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -22,7 +23,7 @@ import {
   isEngineError,
 } from '../engines/engine.ts';
 import { consoleLogger, type Logger } from '../logger.ts';
-import { createJobQueue, type JobRow } from '../queue/job-queue.ts';
+import { createJobQueue, type JobRow, WORKER_REFRESH_MS } from '../queue/job-queue.ts';
 import { jobRepository } from '../repositories/job-repository.ts';
 import { taskRepository, type TaskRow, type TaskSuccess } from '../repositories/task-repository.ts';
 import type { EngineRegistry } from '../services/tasks/engine-registry.ts';
@@ -98,6 +99,8 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   let ticking = false;
   let tickAgain = false;
   let poller: NodeJS.Timeout | undefined;
+  let registration: NodeJS.Timeout | undefined;
+  let registering: Promise<void> = Promise.resolve();
   let unlisten: (() => Promise<void>) | undefined;
 
   const emit = (row: TaskRow | undefined, kind: TaskEventKind) => {
@@ -348,17 +351,31 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     async start() {
       if (started) return;
       started = true;
-      unlisten = await queue.listen(() => void tick());
+      await queue.register(engines.names);
+      registration = setInterval(() => {
+        registering = queue
+          .register(engines.names)
+          .catch((error) => log.error('task worker registration failed', { worker: workerId, error: errorText(error) }));
+      }, WORKER_REFRESH_MS);
+      // a reconnected LISTEN may have missed notifications: look at once
+      unlisten = await queue.listen(
+        () => void tick(),
+        () => void tick(),
+      );
       poller = setInterval(() => void tick(), pollMs);
       void tick();
     },
     async stop() {
       stopping = true;
       if (poller) clearInterval(poller);
+      if (registration) clearInterval(registration);
       await unlisten?.();
       while (ticking) await new Promise((resolve) => setTimeout(resolve, 5));
       for (const entry of running.values()) entry.controller.abort(new Error('worker stopping'));
       await Promise.all([...running.values()].map((entry) => entry.done));
+      // after a renewal in flight, which would otherwise bring the row back
+      await registering;
+      if (started) await queue.unregister().catch((error) => log.error('task worker unregistration failed', { worker: workerId, error: errorText(error) }));
     },
   };
 }

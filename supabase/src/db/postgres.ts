@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { createPgListener } from './pg-listener.ts';
 import type { Db, Queryable, QueryResult } from './types.ts';
 
 // int8 as a JS number (ids, counts, credits stay far below 2^53), like PGlite does.
@@ -21,57 +22,53 @@ function wrap(c: Pick<pg.PoolClient, 'query'>): Queryable {
   };
 }
 
-/** Connects to a real PostgreSQL (production, and the second test leg). */
-export async function openPostgres(connectionString: string, opts: { max?: number } = {}): Promise<Db> {
+/**
+ * Connects to a real PostgreSQL (production, and the second test leg). A dropped connection
+ * never crashes the process: the pool discards a broken idle client (its `error` is logged),
+ * a transaction whose connection died fails and its client is destroyed rather than reused,
+ * and LISTEN reconnects by itself (pg-listener.ts).
+ */
+export async function openPostgres(connectionString: string, opts: { max?: number; log?: (line: string) => void } = {}): Promise<Db> {
+  const log = opts.log ?? ((line: string) => console.error(`[db] ${line}`));
   const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, types });
+  // Emitted for an idle client whose connection dropped; unhandled, it would crash the process.
+  pool.on('error', (error) => log(`idle connection lost: ${error.message}`));
   // Fail fast on a bad URL instead of at the first request.
   const probe = await pool.connect();
   probe.release();
-  const listeners = new Map<string, Set<(p: string) => void>>();
-  let listenClient: pg.PoolClient | undefined;
-  let listenClientPromise: Promise<pg.PoolClient> | undefined;
-  const getListenClient = () => {
-    listenClientPromise ??= pool.connect().then((c) => {
-      listenClient = c;
-      c.on('notification', (n) => {
-        for (const cb of listeners.get(n.channel) ?? []) cb(n.payload ?? '');
-      });
-      return c;
-    });
-    return listenClientPromise;
-  };
+  const listener = createPgListener({ connectionString, types } as pg.ClientConfig, log);
   return {
     kind: 'postgres',
     ...wrap(pool),
     async transaction(fn) {
       const client = await pool.connect();
+      // a checked-out client has no pool handler: its connection dropping must not crash us
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on('error', onError);
       try {
         await client.query('begin');
         const out = await fn(wrap(client));
         await client.query('commit');
         return out;
       } catch (e) {
-        await client.query('rollback').catch(() => {});
+        if (!broken) {
+          await client.query('rollback').catch((error: Error) => {
+            broken = error;
+          });
+        }
         throw e;
       } finally {
-        client.release();
+        client.removeListener('error', onError);
+        // an Error destroys the client instead of handing a dead connection to the next caller
+        client.release(broken);
       }
     },
-    async listen(channel, onPayload) {
-      const c = await getListenClient();
-      let set = listeners.get(channel);
-      if (!set) {
-        set = new Set();
-        listeners.set(channel, set);
-        await c.query(`listen ${pg.escapeIdentifier(channel)}`);
-      }
-      set.add(onPayload);
-      return async () => {
-        set.delete(onPayload);
-      };
-    },
+    listen: (channel, onPayload, listenOpts) => listener.listen(channel, onPayload, listenOpts),
     async close() {
-      listenClient?.release();
+      await listener.close();
       await pool.end();
     },
   };

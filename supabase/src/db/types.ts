@@ -15,12 +15,21 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+export interface ListenOptions {
+  /** Called when the listening connection is back after a drop. */
+  onReconnect?: () => void;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs fn in one transaction (BEGIN … COMMIT, ROLLBACK on throw). */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** LISTEN on a channel; resolves to an unsubscribe function. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * LISTEN on a channel; resolves to an unsubscribe function. On PostgreSQL the listening
+   * connection survives drops (it reconnects with backoff and listens again); `onReconnect`
+   * runs after such a recovery, since notifications sent meanwhile are lost.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, opts?: ListenOptions): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

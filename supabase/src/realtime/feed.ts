@@ -76,7 +76,14 @@ export class ChangeFeed {
   ) {}
 
   async start() {
-    this.unlisten = await this.db.listen(NOTIFY_CHANNEL, (payload) => this.onNotify(payload));
+    // After a dropped LISTEN connection came back: a DDL notice may have been missed, so the
+    // table cache starts over. Row changes committed while it was away are not replayed.
+    this.unlisten = await this.db.listen(NOTIFY_CHANNEL, (payload) => this.onNotify(payload), {
+      onReconnect: () => {
+        this.log('realtime: change feed reconnected; changes committed while it was away were not delivered');
+        this.catalog.invalidate();
+      },
+    });
     if (this.closed) return this.unlisten();
     const { rows } = await this.db.query<{ has: boolean }>(`select exists (select 1 from pg_event_trigger where evtname = '_realtime_local_ddl') as has`);
     // with the DDL event trigger the cache is invalidated exactly; without it, it expires

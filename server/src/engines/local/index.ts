@@ -48,6 +48,8 @@ export interface LocalEngineOptions {
 }
 
 const KINDS: readonly EngineJobKind[] = ['imagine', 'reroll', 'variation', 'upscale', 'seed', 'flux-imagine', 'ideogram-imagine'];
+/** Procedural stand-ins; upscale (lanczos) and seed (the parent's) are real. */
+const SIMULATED_KINDS: readonly EngineJobKind[] = ['imagine', 'reroll', 'variation', 'flux-imagine', 'ideogram-imagine'];
 
 const SIMULATED_NOTE = 'Simulated: a procedural picture rendered locally from the prompt and seed, not a generative model.';
 
@@ -235,6 +237,7 @@ export function createLocalEngine(options: LocalEngineOptions = {}): Engine {
   return defineEngine({
     name: 'local',
     kinds: KINDS,
+    simulatedKinds: SIMULATED_KINDS,
     async execute(job, report, signal) {
       switch (job.kind) {
         case 'imagine':

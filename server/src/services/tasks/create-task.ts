@@ -1,10 +1,13 @@
 /**
  * @module The one way a task is born: in a single transaction the credit hold is taken
  * (ledger source key `hold:<task id>`), the task row inserted, its webhook stored and its
- * job enqueued. Not enough credits rolls everything back: no task, no hold.
+ * job enqueued. Not enough credits rolls everything back: no task, no hold. Outside embedded
+ * mode a kind whose engine only simulates it is refused (400 engine_unavailable) unless the
+ * operator allows simulated engines, so nobody pays for a stand-in picture by mistake.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@aim/supabase/db';
+import type { ApiConfig } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
 import { jobRepository } from '../../repositories/job-repository.ts';
 import { isInsufficientCredits, taskRepository } from '../../repositories/task-repository.ts';
@@ -18,6 +21,8 @@ const DEFAULT_MAX_ATTEMPTS = 3;
 export interface TaskDeps {
   db: Db;
   engines: EngineRegistry;
+  /** Embedded mode and ALLOW_SIMULATED_ENGINES decide whether simulated engines may be sold. */
+  config: Pick<ApiConfig, 'embedded' | 'allowSimulatedEngines'>;
   /** Engine attempts per task before it fails and is refunded. Default 3. */
   maxAttempts?: number;
   /** Called after a hold is committed (billing's auto top-up check); must not throw. */
@@ -41,6 +46,9 @@ export async function createTask(deps: TaskDeps, account: Account, spec: TaskSpe
   const kind = engineKindOf(spec.type);
   const queue = kind && deps.engines.route(kind);
   if (cost === undefined || !queue) throw new ApiError('bad_request', `${spec.type} tasks are not available`);
+  if (deps.engines.isSimulated(kind) && !deps.config.embedded && !deps.config.allowSimulatedEngines) {
+    throw new ApiError('engine_unavailable', `${spec.type} tasks are not available on this server: no generation engine is configured for them`);
+  }
 
   const id = randomUUID();
   try {

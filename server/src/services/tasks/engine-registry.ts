@@ -8,6 +8,8 @@ import type { Engine, EngineJobKind } from '../../engines/engine.ts';
 export interface EngineRegistry {
   /** The name of the engine (= the job queue) for a kind, or undefined when none runs it. */
   route(kind: EngineJobKind): string | undefined;
+  /** True when the engine `route` picks for a kind only simulates it (procedural stand-ins). */
+  isSimulated(kind: EngineJobKind): boolean;
   get(name: string): Engine | undefined;
   readonly names: readonly string[];
 }
@@ -22,8 +24,10 @@ export interface EngineRegistry {
  */
 export function createEngineRegistry(engines: readonly Engine[]): EngineRegistry {
   const byName = new Map(engines.map((engine) => [engine.name, engine]));
+  const engineFor = (kind: EngineJobKind) => engines.find((engine) => engine.supports(kind));
   return {
-    route: (kind) => engines.find((engine) => engine.supports(kind))?.name,
+    route: (kind) => engineFor(kind)?.name,
+    isSimulated: (kind) => engineFor(kind)?.simulatedKinds?.includes(kind) ?? false,
     get: (name) => byName.get(name),
     names: [...byName.keys()],
   };
