@@ -47,6 +47,24 @@ describe('the top-up dialog', () => {
     expect((screen.getByRole('button', { name: 'Buy 250 credits for $10' }) as HTMLButtonElement).disabled).toBe(true);
   });
 
+  it('says why auto top-up was turned off, and warns while payments fail before it does', async () => {
+    setup(
+      makeAccount({
+        plan: 'basic',
+        auto_topup: false,
+        auto_topup_failures: 3,
+        auto_topup_disabled_reason: 'Auto top-up was turned off after 3 failed payments: The payment provider could not be reached',
+      }),
+    );
+    expect((await screen.findByTestId('auto-top-up-disabled')).textContent).toContain('after 3 failed payments: The payment provider could not be reached');
+    cleanup();
+    setup(makeAccount({ plan: 'basic', auto_topup: true, auto_topup_failures: 1 }));
+    expect((await screen.findByTestId('auto-top-up-failing')).textContent).toBe(
+      'The last auto top-up payment failed. It turns off after 3 failures in a row: check your default card under Payment Methods.',
+    );
+    expect(screen.queryByTestId('auto-top-up-disabled')).toBeNull();
+  });
+
   it('saves auto top-up settings, and says so when that fails', async () => {
     const saveAutoTopUp = vi.fn().mockResolvedValueOnce(undefined).mockRejectedValueOnce(apiError('Add a payment method before turning on auto top-up'));
     const { notify, user } = setup(subscribed, fakeGateway({ saveAutoTopUp }));

@@ -4,13 +4,13 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Db } from '@aim/supabase/db';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import { DEFAULT_MAX_BODY_BYTES, type ApiConfig } from './config.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError } from './errors.ts';
 import { consoleLogger, type Logger } from './logger.ts';
+import { bodyLimit } from './middleware/body-limit/index.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler/index.ts';
 import { requestLog } from './middleware/request-log/index.ts';
 import { openApiDocument } from './openapi/document.ts';
@@ -19,7 +19,8 @@ import { accountRoutes } from './routes/account.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import { maybeAutoTopUp } from './services/billing/auto-topup.ts';
-import { createBilling } from './services/billing/billing.ts';
+import { createBilling, type Billing } from './services/billing/billing.ts';
+import type { ProviderEnv } from './billing/select-provider.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { taskRoutes } from './routes/tasks.ts';
@@ -48,9 +49,13 @@ export function createApiApp(deps: {
   media?: MediaStore;
   /** Which engine (job queue) runs each task kind (shared with the task worker). Default: the local engine. */
   engines?: EngineRegistry;
+  /** Billing built by the caller (main.ts shares it with the auto top-up sweep). Default: from the environment. */
+  billing?: Billing;
+  /** The environment the payment provider is chosen from (default process.env). */
+  env?: ProviderEnv;
 }): OpenAPIHono<AppEnv> {
   const ctx = { ...deps, log: deps.log ?? consoleLogger() };
-  const billing = createBilling(ctx);
+  const billing = deps.billing ?? createBilling({ ...ctx, embedded: ctx.config.embedded });
   const tasks = {
     ...ctx,
     ...withTaskDefaults(ctx.config.publicUrl, deps),
@@ -78,9 +83,7 @@ export function createApiApp(deps: {
   app.use(
     bodyLimit({
       maxSize: ctx.config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError('payload_too_large', 'Request body is too large');
-      },
+      tooLarge: () => new ApiError('payload_too_large', 'Request body is too large'),
     }),
   );
 

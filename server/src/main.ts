@@ -9,10 +9,14 @@ import { serve } from '@hono/node-server';
 import { createLocalSupabase, defaultLocalConfig, DEFAULT_ANON_KEY } from '@aim/supabase';
 import { migrate, openPglite, openPostgres, type Db } from '@aim/supabase/db';
 import { createApiApp } from './app.ts';
+import { createBilling } from './services/billing/billing.ts';
+import { autoTopUpSweeper } from './services/billing/finish-attempt.ts';
+import { exposureRefusal, isLoopbackHost, localServicesConfig } from './local-services.ts';
 import { consoleLogger } from './logger.ts';
 import { siteDir, startStaticSites } from './static-sites.ts';
 import { createWebhookService } from './webhooks/index.ts';
 import { sendTaskWebhooks } from './webhooks/task-webhooks.ts';
+import { createTaskSweeper, taskSweepFromEnv } from './workers/task-sweeper.ts';
 import { createTaskWorker } from './workers/task-worker.ts';
 import { concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv } from './workers/runtime.ts';
 
@@ -42,6 +46,11 @@ const hostedSupabaseUrl = env.SUPABASE_URL; // set → hosted Supabase, no local
 const supabaseUrl = hostedSupabaseUrl ?? origin(ports.supabase);
 const apiBaseUrl = env.API_PUBLIC_URL ?? origin(ports.api);
 const shellUrl = env.SITE_URL ?? origin(ports.shell);
+// Embedded mode: local services on loopback, one machine (local-services.ts). Exposed on
+// another address the launcher behaves like production: no dev mailbox, no sandbox billing
+// unless BILLING_PROVIDER=sandbox, no simulated engines unless allowed, webhook targets checked.
+const embedded = !hostedSupabaseUrl && isLoopbackHost(HOST);
+const devMailboxUrl = embedded ? `${supabaseUrl}/_dev/mailbox` : undefined;
 
 async function openDb(): Promise<Db> {
   if (env.DATABASE_URL) return openPostgres(env.DATABASE_URL);
@@ -59,6 +68,11 @@ function listen(fetch: (req: Request) => Response | Promise<Response>, port: num
 
 async function main() {
   const started = Date.now();
+  const refusal = hostedSupabaseUrl ? undefined : exposureRefusal(HOST, env);
+  if (refusal) {
+    console.error(refusal);
+    process.exit(1);
+  }
   const db = await openDb();
   // Local mode owns its schema; against hosted Supabase migrations go through `supabase db push`.
   if (!hostedSupabaseUrl || env.MIGRATE_ON_START === 'true') {
@@ -69,14 +83,7 @@ async function main() {
   const closers: Array<() => Promise<unknown>> = [];
 
   if (!hostedSupabaseUrl) {
-    const config = defaultLocalConfig({
-      publicUrl: supabaseUrl,
-      siteUrl: shellUrl,
-      redirectAllowList: [`${shellUrl}/**`],
-      ...(env.JWT_SECRET ? { jwtSecret: env.JWT_SECRET } : {}),
-      ...(env.SUPABASE_ANON_KEY ? { anonKey: env.SUPABASE_ANON_KEY } : {}),
-      ...(env.SUPABASE_SERVICE_ROLE_KEY ? { serviceRoleKey: env.SUPABASE_SERVICE_ROLE_KEY } : {}),
-    });
+    const config = localServicesConfig(HOST, env, defaultLocalConfig({ publicUrl: supabaseUrl, siteUrl: shellUrl, redirectAllowList: [`${shellUrl}/**`] }));
     const services = createLocalSupabase({ db, config });
     const server = await listen(services.fetch, ports.supabase);
     services.attachRealtime(server);
@@ -86,15 +93,18 @@ async function main() {
   const log = consoleLogger();
   const media = mediaStoreFromEnv(apiBaseUrl);
   const engines = enginesFromEnv();
+  const billing = createBilling({ db, log, embedded });
   const api = createApiApp({
     db,
     media,
     engines,
     log,
+    billing,
     config: {
-      embedded: !hostedSupabaseUrl,
+      embedded,
       corsOrigins: (env.CORS_ORIGINS ?? shellUrl).split(',').map((s) => s.trim()),
       publicUrl: apiBaseUrl,
+      allowSimulatedEngines: env.ALLOW_SIMULATED_ENGINES === 'true',
     },
   });
   const apiServer = await listen(api.fetch, ports.api);
@@ -102,9 +112,17 @@ async function main() {
 
   // Webhook dispatch runs with every API instance; private targets only in embedded mode,
   // where a developer points webhooks at a receiver on their own machine.
-  const webhooks = createWebhookService({ db, log, allowPrivateTargets: !hostedSupabaseUrl });
+  const webhooks = createWebhookService({ db, log, allowPrivateTargets: embedded });
   webhooks.start();
   closers.push(() => webhooks.stop());
+  // Every API instance also sweeps tasks no worker will take (services/tasks/expire-stuck-tasks.ts).
+  const sweeper = createTaskSweeper({ db, log, ...taskSweepFromEnv(env) });
+  sweeper.start();
+  closers.push(() => sweeper.stop());
+  // ... and finishes auto top-up charges whose answer and webhook were both lost (finish-attempt.ts)
+  const autoTopUps = autoTopUpSweeper(billing);
+  autoTopUps.start();
+  closers.push(() => autoTopUps.stop());
   // Embedded mode runs the task worker in this process; production runs `npm run worker` too.
   if (env.IN_PROCESS_WORKER !== 'false') {
     const worker = createTaskWorker({ db, media, engines, concurrency: concurrencyFromEnv(engines), log });
@@ -132,7 +150,7 @@ async function main() {
         remotes,
         previewAllowList: (env.PREVIEW_ALLOW_LIST ?? `http://${PUBLIC_HOST}:*,http://127.0.0.1:*`).split(',').map((s) => s.trim()),
         docsUrl: env.DOCS_URL ?? `${apiBaseUrl}/docs`,
-        ...(hostedSupabaseUrl ? {} : { mailboxUrl: `${supabaseUrl}/_dev/mailbox` }),
+        ...(devMailboxUrl ? { mailboxUrl: devMailboxUrl } : {}),
       }),
     });
     closers.push(sites.close);
@@ -143,7 +161,7 @@ async function main() {
     `  Dashboard        ${shellUrl}`,
     `  Provider API     ${apiBaseUrl}   (docs ${apiBaseUrl}/docs)`,
     hostedSupabaseUrl ? `  Supabase         ${supabaseUrl} (hosted)` : `  Local Supabase   ${supabaseUrl}   (auth, rest, realtime)`,
-    hostedSupabaseUrl ? '' : `  Dev mailbox      ${supabaseUrl}/_dev/mailbox   (magic links land here)`,
+    devMailboxUrl ? `  Dev mailbox      ${devMailboxUrl}   (magic links land here)` : '',
     `  Runtime config   ${shellUrl}/runtime-config.json`,
     `  Database         ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${env.DATA_DIR ?? '.data/pglite'}`}`,
     '',

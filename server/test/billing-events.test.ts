@@ -8,19 +8,41 @@ import { maybeAutoTopUp } from '../src/services/billing/auto-topup.ts';
 import { createBilling, sandboxOf, type Billing } from '../src/services/billing/billing.ts';
 import { handleBillingEvent } from '../src/services/billing/handle-event.ts';
 import { billingRepository } from '../src/repositories/billing-repository.ts';
-import { captureLogger, createUser, post, testApp } from './helpers.ts';
+import { createApiApp } from '../src/app.ts';
+import { captureLogger, createUser, post, testApp, testConfig } from './helpers.ts';
 import { addCard, billingState, card, CARDS, confirm, moveCredits, paymentsOf, postOk, subscribedUser } from './support/billing.ts';
 import { openTestDb } from './support/tasks.ts';
 
 describe('provider selection', () => {
-  it('should refuse the sandbox in production and an unknown or unavailable provider', () => {
+  it('should run the sandbox only in embedded mode or when asked for, whatever NODE_ENV says, and name what Stripe lacks otherwise', () => {
     const deps = { db: {} as Db, emit: async () => {} };
-    expect(() => selectPaymentProvider({ ...deps, env: { NODE_ENV: 'production' } })).toThrow(/refuses to run with NODE_ENV=production/);
-    expect(() => selectPaymentProvider({ ...deps, env: { STRIPE_SECRET_KEY: 'sk_test_x' } })).toThrow(
+    const notEmbedded = { ...deps, embedded: false };
+    for (const NODE_ENV of [undefined, 'development', 'test', 'production', 'prod']) {
+      expect(() => selectPaymentProvider({ ...notEmbedded, env: { NODE_ENV } }), String(NODE_ENV)).toThrow(
+        'Billing needs Stripe outside embedded mode: set STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET. For a test deployment that must take no real money, set BILLING_PROVIDER=sandbox instead.',
+      );
+      expect(selectPaymentProvider({ ...notEmbedded, env: { NODE_ENV, BILLING_PROVIDER: 'sandbox' } }).kind).toBe('sandbox');
+      expect(selectPaymentProvider({ ...deps, embedded: true, env: { NODE_ENV } }).kind).toBe('sandbox');
+    }
+    expect(() => selectPaymentProvider({ ...notEmbedded, env: { STRIPE_PUBLISHABLE_KEY: 'pk_test_x' } })).toThrow(
+      /set STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET\./,
+    );
+    expect(() => selectPaymentProvider({ ...deps, embedded: true, env: { STRIPE_SECRET_KEY: 'sk_test_x' } })).toThrow(
       /Stripe billing needs STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET/,
     );
-    expect(() => selectPaymentProvider({ ...deps, env: { BILLING_PROVIDER: 'paypal' } })).toThrow(/Unknown BILLING_PROVIDER/);
-    expect(selectPaymentProvider({ ...deps, env: { NODE_ENV: 'development' } }).kind).toBe('sandbox');
+    expect(() => selectPaymentProvider({ ...deps, embedded: true, env: { BILLING_PROVIDER: 'paypal' } })).toThrow(/Unknown BILLING_PROVIDER/);
+  });
+
+  it('should mount /billing/sandbox/* only with the sandbox, and refuse to build the API without a provider outside embedded mode', async () => {
+    const db = {} as Db;
+    const stripeEnv = { STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_PUBLISHABLE_KEY: 'pk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' };
+    const production = { ...testConfig, embedded: false };
+    const withStripe = createApiApp({ db, config: production, log: captureLogger(), env: stripeEnv });
+    for (const path of ['/billing/sandbox/confirm', '/billing/sandbox/advance-clock'])
+      expect((await withStripe.request(path, { method: 'POST' })).status).toBe(404);
+    const sandbox = createApiApp({ db, config: production, log: captureLogger(), env: { BILLING_PROVIDER: 'sandbox' } });
+    expect((await sandbox.request('/billing/sandbox/confirm', { method: 'POST' })).status).toBe(401);
+    expect(() => createApiApp({ db, config: production, log: captureLogger(), env: {} })).toThrow(/Billing needs Stripe outside embedded mode/);
   });
 });
 
@@ -32,7 +54,7 @@ describe.each(testDatabaseKinds())('billing events and auto top-up on %s', (kind
   beforeAll(async () => {
     db = await openTestDb(kind);
     app = testApp(db);
-    billing = createBilling({ db, log: captureLogger(), env: {} });
+    billing = createBilling({ db, log: captureLogger(), embedded: true, env: {} });
   });
   afterAll(async () => {
     await db?.close();
@@ -126,7 +148,7 @@ describe.each(testDatabaseKinds())('billing events and auto top-up on %s', (kind
 
     beforeAll(() => {
       clock = new Date();
-      autoBilling = createBilling({ db, log: captureLogger(), env: {}, now: () => clock, autoTopUpBackoffMs: 60_000 });
+      autoBilling = createBilling({ db, log: captureLogger(), embedded: true, env: {}, now: () => clock, autoTopUpBackoffMs: 60_000 });
     });
 
     /** A subscribed user spending down to 100 credits with auto top-up on, paying with `number`. */
@@ -171,8 +193,9 @@ describe.each(testDatabaseKinds())('billing events and auto top-up on %s', (kind
     if (kind === 'postgres')
       it('should not open a second attempt on the old balance while the grant closing the first commits', async () => {
         const user = await lowBalanceUser(CARDS.visa);
-        const first = await billingRepository(db).openAutoTopUpAttempt(user.id, 2_000, 500);
-        expect(first).toEqual(expect.any(String));
+        const attempt = { userId: user.id, amountCents: 2_000, credits: 500, paymentMethodId: 'pm_race', at: new Date() };
+        const first = await billingRepository(db).openAutoTopUpAttempt(attempt);
+        expect(first?.id).toEqual(expect.any(String));
         let release!: () => void;
         const gate = new Promise<void>((r) => (release = r));
         let inside!: () => void;
@@ -192,13 +215,13 @@ describe.each(testDatabaseKinds())('billing events and auto top-up on %s', (kind
             currency: 'usd',
             paidAt: new Date(),
           });
-          await repo.attemptSucceeded(first!, 'pi_race', new Date());
+          await repo.attemptSucceeded(first!.id, 'pi_race', new Date());
           inside();
           await gate;
         });
         await granting;
         // a second trigger that read the balance before the grant: its insert has to wait for the transaction
-        const second = billingRepository(db).openAutoTopUpAttempt(user.id, 2_000, 500);
+        const second = billingRepository(db).openAutoTopUpAttempt(attempt);
         await new Promise((r) => setTimeout(r, 300));
         release();
         await closing;

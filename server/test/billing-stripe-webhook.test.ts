@@ -320,7 +320,7 @@ describe.each(testDatabaseKinds())('POST /webhooks/stripe on %s', (kind) => {
     expect(await billingState(db, user.id)).toMatchObject({ plan: 'zero', credits: 12_000 });
   });
 
-  it('should run auto top-up through Stripe: a charge granted by its webhook, a decline counted once', async () => {
+  it('should run auto top-up through Stripe: a charge granted as soon as Stripe answers succeeded, its webhook granting nothing more, a decline counted once', async () => {
     const user = await stripeUser();
     const { invoice } = await paidSubscription(user.customerId, 'basic');
     await deliver(fake.event('invoice.paid', invoice));
@@ -330,7 +330,7 @@ describe.each(testDatabaseKinds())('POST /webhooks/stripe on %s', (kind) => {
     expect(charged).toMatchObject({ status: 'succeeded' });
     const intentId = (charged as { intentId: string }).intentId;
     expect(fake.paymentIntent(intentId)).toMatchObject({ amount: 2_000, metadata: { kind: 'auto_topup', user_id: user.id } });
-    expect((await billingState(db, user.id)).credits).toBe(1_000);
+    expect((await billingState(db, user.id)).credits).toBe(1_500);
     await deliver(fake.event('payment_intent.succeeded', fake.paymentIntent(intentId)));
     await deliver(fake.event('payment_intent.succeeded', fake.paymentIntent(intentId)));
     expect((await billingState(db, user.id)).credits).toBe(1_500);
@@ -341,5 +341,38 @@ describe.each(testDatabaseKinds())('POST /webhooks/stripe on %s', (kind) => {
     // Stripe's own failure event for the same charge does not count it again
     await deliver(fake.event('payment_intent.payment_failed', fake.paymentIntent((declined as { intentId: string }).intentId)));
     expect(await billingState(db, user.id)).toMatchObject({ credits: 1_500, auto_topup: true, auto_topup_failures: 1 });
+  });
+
+  it('should charge once when Stripe made the auto top-up charge but its answer was lost: the retry reuses the idempotency key', async () => {
+    // no transport retries in the SDK: the second request is the auto top-up's own retry
+    const bare = createStripeProvider({
+      secretKey: 'sk_test_fake',
+      publishableKey: 'pk_test_fake',
+      webhookSecret: WEBHOOK_SECRET,
+      apiBase: fake.url,
+      timeoutMs: 5_000,
+      maxNetworkRetries: 0,
+    });
+    const retrying: Billing = { ...billing, provider: bare, autoTopUpRetryDelaysMs: [0, 0] };
+    const user = await stripeUser();
+    const { invoice } = await paidSubscription(user.customerId, 'basic');
+    await deliver(fake.event('invoice.paid', invoice));
+    await billingRepository(db).saveAutoTopUpSettings(user.id, { enabled: true, min: 2_500, amountDollars: 20 });
+
+    fake.requests.length = 0;
+    fake.dropNextAnswer({ pathPrefix: '/v1/payment_intents' });
+    const charged = await maybeAutoTopUp(retrying, user.id);
+    expect(charged).toMatchObject({ status: 'succeeded' });
+    const creates = fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payment_intents');
+    expect(creates.map((r) => [r.injected, r.replayed])).toEqual([
+      [true, false],
+      [false, true],
+    ]);
+    expect(new Set(creates.map((r) => r.idempotencyKey)).size).toBe(1);
+    expect((await billingState(db, user.id)).credits).toBe(1_500);
+    const intentId = (charged as { intentId: string }).intentId;
+    await deliver(fake.event('payment_intent.succeeded', fake.paymentIntent(intentId)));
+    expect((await billingState(db, user.id)).credits).toBe(1_500);
+    expect((await paymentsOf(db, user.id)).filter((p) => p.kind === 'auto_topup')).toHaveLength(1);
   });
 });

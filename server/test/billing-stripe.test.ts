@@ -338,8 +338,17 @@ describe('stripe adapter contract', () => {
 
     const year = new Date().getUTCFullYear() + 3;
     expect(await provider.listPaymentMethods(customerId)).toEqual([
-      { id: visa, brand: 'visa', last4: '4242', exp_month: 12, exp_year: year, name: null, default: true },
-      { id: master, brand: 'mastercard', last4: '4444', exp_month: 12, exp_year: year, name: 'Ada Lovelace', default: false },
+      { id: visa, brand: 'visa', last4: '4242', exp_month: 12, exp_year: year, name: null, default: true, fingerprint: 'fp_pm_card_visa' },
+      {
+        id: master,
+        brand: 'mastercard',
+        last4: '4444',
+        exp_month: 12,
+        exp_year: year,
+        name: 'Ada Lovelace',
+        default: false,
+        fingerprint: 'fp_pm_card_mastercard',
+      },
     ]);
 
     fake.requests.length = 0;

@@ -49,6 +49,8 @@ export const CUSTOM_TOP_UP_BLOCK_USD = 10;
 export const CREDITS_PER_BLOCK = 250;
 export const AUTO_TOP_UP_THRESHOLDS = [250, 500, 1250, 2500] as const;
 export const AUTO_TOP_UP_DEFAULTS = { threshold: 250, amountUsd: 10 } as const;
+/** Failed auto top-up payments in a row after which the server turns auto top-up off. */
+export const AUTO_TOP_UP_MAX_FAILURES = 3;
 
 export const TRIAL = { days: 7, priceUsd: 10 } as const;
 

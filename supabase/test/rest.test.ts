@@ -288,6 +288,17 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
     }
     const anonWrite = await anon.from('mdusers').update({ auto_topup: true }).eq('id', b.id);
     expect(anonWrite.status).toBe(401);
+    // auto top-up on only with a saved card (the API server mirrors it into has_default_card)
+    const noCard = await b.client.from('mdusers').update({ auto_topup: true }).eq('id', b.id);
+    expect(noCard.status).toBe(400);
+    expect(noCard.error).toMatchObject({ code: 'P0001', message: 'Add a payment method before turning on auto top-up' });
+    // amounts in $10 blocks up to $10,000 only, whatever the client sends
+    for (const amount of [15, 10_010, 2_147_483_640]) {
+      const r = await b.client.from('mdusers').update({ auto_topup_amount: amount }).eq('id', b.id);
+      expect(r.status, String(amount)).toBe(400);
+      expect(r.error?.code).toBe('23514');
+    }
+    await running.db.query('update public.mdusers set has_default_card = true where id = $1', [b.id]);
     const own = await b.client
       .from('mdusers')
       .update({ auto_topup: true, auto_topup_amount: 20, auto_topup_min: 500 })

@@ -23,6 +23,8 @@ export interface Card {
   exp_year: number;
   name: string | null;
   default: boolean;
+  /** The same card number gives the same value (Stripe: card.fingerprint); null when unknown. */
+  fingerprint: string | null;
 }
 
 /** A payment the browser confirms with the client secret (Stripe: confirmPayment). */
@@ -39,6 +41,15 @@ export interface SubscriptionCheckout extends PaymentCheckout {
 export type OffSessionResult =
   | { status: 'succeeded' | 'processing'; intentId: string }
   | { status: 'failed'; intentId: string; code: string; declineCode?: string; message: string };
+
+/**
+ * What became of a payment intent, as the provider reports it now (asked when its outcome
+ * did not arrive: a lost answer, a late webhook). `failed` is final: no money moved.
+ */
+export type PaymentIntentState =
+  | { id: string; status: 'succeeded'; amountCents: number; currency: string; paymentMethodId: string | null; metadata: Record<string, string> }
+  | { id: string; status: 'processing' }
+  | { id: string; status: 'failed'; code: string; declineCode?: string; message: string; metadata: Record<string, string> };
 
 export interface SetupIntentState {
   id: string;
@@ -94,6 +105,9 @@ export interface PaymentProvider {
     metadata: Record<string, string>;
     idempotencyKey: string;
   }): Promise<OffSessionResult>;
+
+  /** The payment intent's outcome now (Stripe: GET /v1/payment_intents/:id); another customer's is resource_missing. */
+  retrievePaymentIntent(customerId: string, intentId: string): Promise<PaymentIntentState>;
 
   createSetupIntent(input: { customerId: string; idempotencyKey: string }): Promise<{ setupIntentId: string; clientSecret: string }>;
   getSetupIntent(customerId: string, setupIntentId: string): Promise<SetupIntentState>;

@@ -51,6 +51,17 @@ export interface PaymentRecord {
   provider_ref: string | null;
 }
 
+/** An off-session charge: one attempt, one idempotency key (`auto-topup:<id>`), one card. */
+export interface AutoTopUpAttempt {
+  id: string;
+  user_id: string;
+  amount_cents: number;
+  credits: number;
+  intent_id: string | null;
+  payment_method_id: string | null;
+  created_at: Date;
+}
+
 export interface AutoTopUpSettings {
   auto_topup: boolean;
   auto_topup_min: number;
@@ -61,9 +72,26 @@ export interface AutoTopUpSettings {
 
 const ACCOUNT_COLUMNS = `id, email, credits, plan, customer_id, next_billing_date, trialed, auto_topup, auto_topup_min,
   auto_topup_amount, auto_topup_failures, auto_topup_disabled_reason`;
+const ATTEMPT_COLUMNS = 'id, user_id, amount_cents, credits, intent_id, payment_method_id, created_at';
 const SETTINGS_COLUMNS = 'auto_topup, auto_topup_min, auto_topup_amount, auto_topup_failures, auto_topup_disabled_reason';
 
 export function billingRepository(q: Queryable) {
+  /** One more failure in a row; auto top-up turns off (reason stored) at `maxFailures` or when `disable`. */
+  async function countFailure(userId: string, a: { message: string; maxFailures: number; disable: boolean }): Promise<AutoTopUpSettings | undefined> {
+    const updated = await q.query<AutoTopUpSettings>(
+      `update public.mdusers
+          set auto_topup_failures = auto_topup_failures + 1,
+              auto_topup = case when $2 or auto_topup_failures + 1 >= $3 then false else auto_topup end,
+              auto_topup_disabled_reason = case when $2 or auto_topup_failures + 1 >= $3
+                then left('Auto top-up was turned off after ' || (auto_topup_failures + 1) || ' failed payment'
+                          || case when auto_topup_failures = 0 then '' else 's' end || ': ' || $4, 500)
+                else auto_topup_disabled_reason end
+        where id = $1 returning ${SETTINGS_COLUMNS}`,
+      [userId, a.disable, a.maxFailures, a.message],
+    );
+    return updated.rows[0];
+  }
+
   return {
     async account(userId: string): Promise<BillingAccount | undefined> {
       const { rows } = await q.query<BillingAccount>(`select ${ACCOUNT_COLUMNS} from public.mdusers where id = $1`, [userId]);
@@ -102,17 +130,23 @@ export function billingRepository(q: Queryable) {
     },
 
     /**
-     * Records a paid subscription period unless a newer provider event already set the state,
-     * and projects it onto mdusers (plan, next_billing_date). Answers whether it applied.
+     * Records a paid subscription period and projects it onto mdusers (plan,
+     * next_billing_date). Events of one subscription apply in event time, so an older one
+     * arriving late never wins; a subscription the provider reported ended never becomes
+     * active again; a different subscription paid after the current one ended is the new
+     * plan, whatever the two events' times (a provider's test clock may put the end later).
+     * Answers whether it applied.
      */
     async applyPaidPeriod(s: { userId: string; subscriptionId: string; plan: string; periodEnd: Date; at: Date }): Promise<boolean> {
       const { rows } = await q.query(
         `insert into public.billing_subscriptions as b (user_id, subscription_id, plan, status, current_period_end, cancel_at_period_end, state_at)
-         values ($1, $2, $3, 'active', $4, false, $5)
+         select $1, $2, $3, 'active', $4, false, $5
+          where not exists (select 1 from public.billing_ended_subscriptions where subscription_id = $2)
          on conflict (user_id) do update
            set subscription_id = excluded.subscription_id, plan = excluded.plan, status = 'active',
-               current_period_end = excluded.current_period_end, cancel_at_period_end = false, state_at = excluded.state_at
-           where b.state_at <= excluded.state_at
+               current_period_end = excluded.current_period_end, cancel_at_period_end = false,
+               state_at = greatest(b.state_at, excluded.state_at)
+           where b.state_at <= excluded.state_at or (b.subscription_id <> excluded.subscription_id and b.status = 'canceled')
          returning 1`,
         [s.userId, s.subscriptionId, s.plan, s.periodEnd, s.at],
       );
@@ -130,13 +164,25 @@ export function billingRepository(q: Queryable) {
       await q.query('update public.mdusers set next_billing_date = null where id = $1', [userId]);
     },
 
-    /** The subscription ended (period end after a cancel, or a renewal that failed): back to plan zero. */
+    /**
+     * The subscription ended (period end after a cancel, or a renewal that failed). When it is
+     * the current one (and no newer event of it was applied) the plan goes back to zero; a
+     * subscription that is not the current one is remembered as ended, so a late event of it
+     * can never make it the plan again. Answers whether the plan ended.
+     */
     async endSubscription(userId: string, subscriptionId: string, at: Date): Promise<boolean> {
       const { rows } = await q.query(
         `update public.billing_subscriptions set status = 'canceled', cancel_at_period_end = false, state_at = $3
           where user_id = $1 and subscription_id = $2 and state_at <= $3 returning 1`,
         [userId, subscriptionId, at],
       );
+      const current = await q.query('select 1 from public.billing_subscriptions where user_id = $1 and subscription_id = $2', [userId, subscriptionId]);
+      if (rows[0] || !current.rows[0]) {
+        await q.query(
+          `insert into public.billing_ended_subscriptions (subscription_id, user_id, ended_at) values ($1, $2, $3) on conflict (subscription_id) do nothing`,
+          [subscriptionId, userId, at],
+        );
+      }
       if (!rows[0]) return false;
       await q.query(`update public.mdusers set plan = 'zero', next_billing_date = null where id = $1`, [userId]);
       return true;
@@ -199,18 +245,24 @@ export function billingRepository(q: Queryable) {
       currency: string;
       paidAt: Date;
     }): Promise<boolean> {
+      // apply_credit takes the user's row lock and grants once per key: a replayed or
+      // concurrent event waits here and gets null, so only the granting call writes the
+      // payments row and takes an invoice number (numbers stay gapless)
       const { rows } = await q.query<{ balance: number | null }>('select public.apply_credit($1, $2, $3, $4) as balance', [
         p.userId,
         p.credits,
         p.sourceKey,
         p.reason,
       ]);
+      const granted = rows[0]?.balance !== null && rows[0]?.balance !== undefined;
+      if (!granted) return false;
       await q.query(
         `insert into public.payments (user_id, email, payment_date, plan_name, amount, currency, kind, credits, provider_ref)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (provider_ref) do nothing`,
+         select $1, $2, $3, $4, $5, $6, $7, $8, $9
+          where not exists (select 1 from public.payments where provider_ref = $9)`,
         [p.userId, p.email, p.paidAt, p.planName, (p.amountCents / 100).toFixed(2), p.currency, p.kind, p.credits, p.sourceKey],
       );
-      return rows[0]?.balance !== null && rows[0]?.balance !== undefined;
+      return true;
     },
 
     async markTrialed(userId: string): Promise<void> {
@@ -246,20 +298,44 @@ export function billingRepository(q: Queryable) {
      * Opens an auto top-up attempt when the balance is below the threshold and none is open
      * (the partial unique index decides between concurrent callers). Undefined: nothing to do.
      */
-    async openAutoTopUpAttempt(userId: string, amountCents: number, credits: number): Promise<string | undefined> {
-      const { rows } = await q.query<{ id: string }>(
+    async openAutoTopUpAttempt(a: {
+      userId: string;
+      amountCents: number;
+      credits: number;
+      paymentMethodId: string;
+      at: Date;
+    }): Promise<AutoTopUpAttempt | undefined> {
+      const { rows } = await q.query<AutoTopUpAttempt>(
         // FOR UPDATE: a concurrent grant that is closing the previous attempt holds the user row;
         // waiting for it and re-reading the balance keeps a second attempt from opening on the
         // old balance once that attempt stops being pending (the unique index alone would let
         // it through, having read the balance before the wait).
-        `insert into public.billing_auto_topup_attempts (user_id, amount_cents, credits)
-         select id, $2, $3 from public.mdusers where id = $1 and auto_topup and plan <> 'zero' and credits < auto_topup_min
+        `insert into public.billing_auto_topup_attempts (user_id, amount_cents, credits, payment_method_id, created_at)
+         select id, $2, $3, $4, $5 from public.mdusers where id = $1 and auto_topup and plan <> 'zero' and credits < auto_topup_min
          for update
          on conflict (user_id) where status = 'pending' do nothing
-         returning id`,
-        [userId, amountCents, credits],
+         returning ${ATTEMPT_COLUMNS}`,
+        [a.userId, a.amountCents, a.credits, a.paymentMethodId, a.at],
       );
-      return rows[0]?.id;
+      return rows[0];
+    },
+
+    /** The user's attempt whose outcome is not known yet, if any. */
+    async pendingAttempt(userId: string): Promise<AutoTopUpAttempt | undefined> {
+      const { rows } = await q.query<AutoTopUpAttempt>(
+        `select ${ATTEMPT_COLUMNS} from public.billing_auto_topup_attempts where user_id = $1 and status = 'pending'`,
+        [userId],
+      );
+      return rows[0];
+    },
+
+    /** Every user's pending attempt opened before `before` (oldest first), for the reconciling sweep. */
+    async pendingAttemptsBefore(before: Date, limit: number): Promise<AutoTopUpAttempt[]> {
+      const { rows } = await q.query<AutoTopUpAttempt>(
+        `select ${ATTEMPT_COLUMNS} from public.billing_auto_topup_attempts where status = 'pending' and created_at < $1 order by created_at limit $2`,
+        [before, limit],
+      );
+      return rows;
     },
 
     async lastFinishedAttempt(userId: string): Promise<{ status: string; finished_at: Date } | undefined> {
@@ -275,11 +351,15 @@ export function billingRepository(q: Queryable) {
       await q.query('update public.billing_auto_topup_attempts set intent_id = coalesce(intent_id, $2) where id = $1', [attemptId, intentId]);
     },
 
-    /** Closes a pending attempt as succeeded and clears the failure count (once). */
+    /**
+     * Closes an attempt as succeeded and clears the failure count (once). A success reported
+     * after the attempt was given up as failed still wins: the money did move.
+     */
     async attemptSucceeded(attemptId: string, intentId: string, at: Date): Promise<void> {
       const { rows } = await q.query<{ user_id: string }>(
-        `update public.billing_auto_topup_attempts set status = 'succeeded', intent_id = coalesce(intent_id, $2), finished_at = $3
-          where id = $1 and status = 'pending' returning user_id`,
+        `update public.billing_auto_topup_attempts
+            set status = 'succeeded', intent_id = coalesce(intent_id, $2), error_code = null, error_message = null, finished_at = $3
+          where id = $1 and status <> 'succeeded' returning user_id`,
         [attemptId, intentId, at],
       );
       if (rows[0]) await q.query('update public.mdusers set auto_topup_failures = 0 where id = $1', [rows[0].user_id]);
@@ -306,27 +386,26 @@ export function billingRepository(q: Queryable) {
         [a.attemptId, a.intentId, a.code, a.message.slice(0, 300), a.at],
       );
       if (!rows[0]) return undefined;
-      const updated = await q.query<AutoTopUpSettings>(
-        `update public.mdusers
-            set auto_topup_failures = auto_topup_failures + 1,
-                auto_topup = case when $2 or auto_topup_failures + 1 >= $3 then false else auto_topup end,
-                auto_topup_disabled_reason = case when $2 or auto_topup_failures + 1 >= $3
-                  then left('Auto top-up was turned off after ' || (auto_topup_failures + 1) || ' failed payment'
-                            || case when auto_topup_failures = 0 then '' else 's' end || ': ' || $4, 500)
-                  else auto_topup_disabled_reason end
-          where id = $1 returning ${SETTINGS_COLUMNS}`,
-        [rows[0].user_id, a.disable, a.maxFailures, a.message],
-      );
-      return updated.rows[0];
+      return countFailure(rows[0].user_id, a);
     },
 
-    /** Abandons attempts left pending longer than a charge can take (a crash mid-charge). */
-    async expireStaleAttempts(userId: string, before: Date): Promise<void> {
-      await q.query(
-        `update public.billing_auto_topup_attempts set status = 'failed', error_code = 'abandoned', error_message = 'The charge did not finish', finished_at = now()
-          where user_id = $1 and status = 'pending' and created_at < $2`,
-        [userId, before],
+    /**
+     * Counts a charge whose outcome is unknown (the provider could not be reached) as a
+     * failure without closing its attempt, which is finished later with the same key.
+     */
+    async attemptOutcomeUnknown(a: { attemptId: string; message: string; maxFailures: number }): Promise<AutoTopUpSettings | undefined> {
+      const { rows } = await q.query<{ user_id: string }>(
+        `update public.billing_auto_topup_attempts set error_code = 'provider_unreachable', error_message = $2
+          where id = $1 and status = 'pending' returning user_id`,
+        [a.attemptId, a.message.slice(0, 300)],
       );
+      if (!rows[0]) return undefined;
+      return countFailure(rows[0].user_id, { ...a, disable: false });
+    },
+
+    /** Mirrors "has a default card" from the provider, for the database's own check on direct auto top-up writes. */
+    async setHasDefaultCard(userId: string, has: boolean): Promise<void> {
+      await q.query('update public.mdusers set has_default_card = $2 where id = $1 and has_default_card <> $2', [userId, has]);
     },
 
     async disableAutoTopUp(userId: string, reason: string): Promise<void> {

@@ -240,7 +240,7 @@ const BillingStateResponse = z
  * @example
  * app.route('/', billingRoutes(deps))
  */
-export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling(deps)) {
+export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ ...deps, embedded: deps.config.embedded })) {
   const router = createRouter();
   const authed = { tags: ['Billing'], security: apiKeySecurity, middleware: apiKeyAuth(deps) };
   const conflict = (msg: string) => errorAnswer('Not possible in the account’s current state.', msg, 'conflict');

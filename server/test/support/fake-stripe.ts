@@ -15,7 +15,9 @@
  *
  * For tests: `requests` records every call (an injected failure too), `failNext()` makes the
  * next calls answer 500 before doing anything (so the SDK's retry runs them for real, as
- * when a request never reached Stripe), and the browser's side (confirming a payment or a
+ * when a request never reached Stripe), `dropNextAnswer()` runs the next calls and then cuts
+ * the connection instead of answering (Stripe did the work, the caller never heard: a
+ * timeout after the charge), and the browser's side (confirming a payment or a
  * setup, paying an invoice) and event payloads are methods on the fake.
  *
  * Response objects are typed with Picks of the SDK's own types, so an SDK upgrade that
@@ -49,7 +51,7 @@ type FakeWebhookEndpoint = Pick<
 type FakeCustomer = Pick<Stripe.Customer, 'id' | 'object' | 'created' | 'email' | 'metadata' | 'livemode' | 'invoice_settings'>;
 type FakeMethod = Pick<Stripe.PaymentMethod, 'id' | 'object' | 'type' | 'created' | 'livemode' | 'metadata' | 'customer'> & {
   billing_details: Pick<Stripe.PaymentMethod.BillingDetails, 'name' | 'email'>;
-  card: Pick<Stripe.PaymentMethod.Card, 'brand' | 'last4' | 'exp_month' | 'exp_year' | 'funding'>;
+  card: Pick<Stripe.PaymentMethod.Card, 'brand' | 'last4' | 'exp_month' | 'exp_year' | 'funding' | 'fingerprint'>;
 };
 type FakeIntent = Pick<
   Stripe.PaymentIntent,
@@ -193,6 +195,8 @@ export interface FakeStripe {
   requests: RecordedRequest[];
   /** The next `times` requests (optionally only those whose path starts with `pathPrefix`) answer `status` without running. */
   failNext(options?: { status?: number; times?: number; pathPrefix?: string }): void;
+  /** The next `times` requests (optionally only those whose path starts with `pathPrefix`) run, then lose their answer (the socket is cut). */
+  dropNextAnswer(options?: { times?: number; pathPrefix?: string }): void;
   /** Caps list pages below the requested limit (Stripe's cap is 100), to make clients page. */
   setMaxPageSize(size: number): void;
   priceOf(plan: PlanId): string;
@@ -224,6 +228,7 @@ export interface FakeStripeOptions {
 export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<FakeStripe> {
   const requests: RecordedRequest[] = [];
   const failures: { status: number; pathPrefix?: string }[] = [];
+  const drops: { pathPrefix?: string }[] = [];
   const idempotent = new Map<string, { fingerprint: string; answer: Answer }>();
   const prices = new Map<string, FakePrice>();
   const customers = new Map<string, FakeCustomer>();
@@ -285,7 +290,8 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       metadata: {},
       customer: customerId,
       billing_details: { name: null, email: null },
-      card: { brand: test.brand, last4: test.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, funding: 'credit' },
+      // Stripe's fingerprint depends on the card number only: the same test token, the same value
+      card: { brand: test.brand, last4: test.last4, exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, funding: 'credit', fingerprint: `fp_${ref}` },
       outcome: test.outcome,
     };
     methods.set(id, method);
@@ -806,6 +812,14 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       }
       // Stripe keeps the result of every request that ran, errors included
       if (key && req.method === 'POST') idempotent.set(key, { fingerprint, answer });
+      const drop = drops.findIndex((d) => !d.pathPrefix || url.pathname.startsWith(d.pathPrefix));
+      if (drop >= 0) {
+        drops.splice(drop, 1);
+        record.injected = true;
+        record.status = answer.status;
+        req.socket.destroy();
+        return;
+      }
       send(answer);
     });
   });
@@ -817,6 +831,9 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
     requests,
     failNext({ status = 500, times = 1, pathPrefix } = {}) {
       for (let i = 0; i < times; i++) failures.push({ status, pathPrefix });
+    },
+    dropNextAnswer({ times = 1, pathPrefix } = {}) {
+      for (let i = 0; i < times; i++) drops.push({ pathPrefix });
     },
     setMaxPageSize(size) {
       maxPageSize = size;

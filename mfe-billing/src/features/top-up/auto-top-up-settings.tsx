@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, Field, HStack, Input, InputGroup, NativeSelect, Stack, Switch, Text } from '@chakra-ui/react';
-import { AUTO_TOP_UP_DEFAULTS, AUTO_TOP_UP_THRESHOLDS } from '@aim/shared-kit/domain';
+import { AUTO_TOP_UP_DEFAULTS, AUTO_TOP_UP_MAX_FAILURES, AUTO_TOP_UP_THRESHOLDS } from '@aim/shared-kit/domain';
 import { formatCredits } from '@aim/shared-kit/format';
 import { parseCustomTopUp } from '@aim/shared-kit/validate';
 import type { BillingAccount } from '../../gateway/account.ts';
@@ -59,6 +59,12 @@ export function AutoTopUpSettings({ gateway, account, notify }: Props) {
             <Alert.Title>{account.auto_topup_disabled_reason}</Alert.Title>
           </Alert.Root>
         )}
+        {account.auto_topup && (account.auto_topup_failures ?? 0) > 0 && (
+          <Alert.Root status="info" size="sm" data-testid="auto-top-up-failing">
+            <Alert.Indicator />
+            <Alert.Title>{failingMessage(account.auto_topup_failures ?? 0)}</Alert.Title>
+          </Alert.Root>
+        )}
         <HStack gap="3" align="flex-start" wrap="wrap">
           <Field.Root flex="1" minW="40">
             <Field.Label>When credits fall below</Field.Label>
@@ -113,4 +119,13 @@ export function AutoTopUpSettings({ gateway, account, notify }: Props) {
       </Stack>
     </form>
   );
+}
+
+/** Auto top-up is still on but its last payments failed: how many, and when it turns itself off. */
+function failingMessage(failures: number): string {
+  const left = AUTO_TOP_UP_MAX_FAILURES - failures;
+  const last = failures === 1 ? 'The last auto top-up payment failed' : `The last ${failures} auto top-up payments failed`;
+  return left > 0
+    ? `${last}. It turns off after ${AUTO_TOP_UP_MAX_FAILURES} failures in a row: check your default card under Payment Methods.`
+    : `${last}. Check your default card under Payment Methods.`;
 }

@@ -10,7 +10,7 @@
  * This adapter owns the SQL of its own schema (it stands in for the provider's database).
  * It refuses to exist in production (see select-provider.ts).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '@aim/supabase/db';
 import { isPlanId, PLANS, type PlanId } from '../catalog.ts';
 import {
@@ -20,6 +20,7 @@ import {
   type Card,
   type OffSessionResult,
   type PaymentCheckout,
+  type PaymentIntentState,
   type PaymentKind,
   type PaymentProvider,
   type SetupIntentState,
@@ -115,6 +116,11 @@ function newId(prefix: string): string {
 
 function clientSecretFor(id: string): string {
   return `${id}_secret_${randomBytes(16).toString('hex')}`;
+}
+
+/** Stripe's card.fingerprint: the same number, the same value. A sandbox card's number is its test profile. */
+function fingerprintOf(profile: string): string {
+  return `fp_sbx_${createHash('sha256').update(profile).digest('hex').slice(0, 16)}`;
 }
 
 function missing(what: string): ProviderError {
@@ -645,6 +651,29 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
       return { status: 'failed', intentId: result.id, code: error.code, declineCode: error.decline_code, message: error.message };
     },
 
+    async retrievePaymentIntent(customerId, intentId): Promise<PaymentIntentState> {
+      const { rows } = await db.query<IntentRow>(`select * from ${S}.payment_intents where id = $1 and customer_id = $2`, [intentId, customerId]);
+      const pi = rows[0];
+      if (!pi) throw missing(`payment_intent: '${intentId}'`);
+      if (pi.status === 'succeeded') {
+        return {
+          id: pi.id,
+          status: 'succeeded',
+          amountCents: pi.amount_cents,
+          currency: pi.currency,
+          paymentMethodId: pi.payment_method,
+          metadata: pi.metadata,
+        };
+      }
+      if (pi.status === 'processing') return { id: pi.id, status: 'processing' };
+      // off-session nobody can answer a challenge; an intent never confirmed moved no money either
+      const error =
+        pi.status === 'requires_action'
+          ? declineError(AUTHENTICATION_REQUIRED)
+          : (pi.last_error ?? { code: 'payment_intent_unexpected_state', message: `The payment is ${pi.status.replaceAll('_', ' ')}` });
+      return { id: pi.id, status: 'failed', code: error.code, declineCode: error.decline_code, message: error.message, metadata: pi.metadata };
+    },
+
     async createSetupIntent({ customerId, idempotencyKey }) {
       return db.transaction(async (tx) => {
         await requireCustomer(tx, customerId);
@@ -674,7 +703,16 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
           where pm.customer_id = $1 order by pm.created_at, pm.id`,
         [customerId],
       );
-      return rows.map((r) => ({ id: r.id, brand: r.brand, last4: r.last4, exp_month: r.exp_month, exp_year: r.exp_year, name: r.name, default: r.is_default }));
+      return rows.map((r) => ({
+        id: r.id,
+        brand: r.brand,
+        last4: r.last4,
+        exp_month: r.exp_month,
+        exp_year: r.exp_year,
+        name: r.name,
+        default: r.is_default,
+        fingerprint: fingerprintOf(r.profile),
+      }));
     },
 
     async setDefaultPaymentMethod(customerId, paymentMethodId) {

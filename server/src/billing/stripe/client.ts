@@ -22,6 +22,9 @@ export interface StripeConfig {
   webhookToleranceSec?: number;
 }
 
+/** What Stripe billing needs, all three. */
+export const STRIPE_ENV_VARIABLES = ['STRIPE_SECRET_KEY', 'STRIPE_PUBLISHABLE_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
+
 export interface StripeEnv {
   STRIPE_SECRET_KEY?: string;
   STRIPE_PUBLISHABLE_KEY?: string;
@@ -37,7 +40,7 @@ export interface StripeEnv {
  * const config = stripeConfigFromEnv(process.env)
  */
 export function stripeConfigFromEnv(env: StripeEnv): StripeConfig {
-  const missing = (['STRIPE_SECRET_KEY', 'STRIPE_PUBLISHABLE_KEY', 'STRIPE_WEBHOOK_SECRET'] as const).filter((name) => !env[name]);
+  const missing = STRIPE_ENV_VARIABLES.filter((name) => !env[name]);
   if (missing.length) throw new Error(`Stripe billing needs ${missing.join(', ')}`);
   return {
     secretKey: env.STRIPE_SECRET_KEY!,

@@ -14,6 +14,7 @@ import {
   ProviderError,
   type Card,
   type OffSessionResult,
+  type PaymentIntentState,
   type PaymentProvider,
   type SetupIntentState,
   type SubscriptionCheckout,
@@ -169,6 +170,8 @@ export function createStripeProvider(config: StripeConfig): StripeProvider {
 
     async changeSubscriptionPlan({ customerId, subscriptionId, plan, idempotencyKey }) {
       const current = await ownedSubscription(customerId, subscriptionId);
+      // ended at the provider (our copy has not heard yet): nothing to change
+      if (!LIVE_SUBSCRIPTION.has(current.status)) throw missing('subscription', subscriptionId);
       const item = current.items.data[0];
       if (!item) throw missing('subscription item of', subscriptionId);
       const price = await prices.priceOf(plan);
@@ -243,6 +246,36 @@ export function createStripeProvider(config: StripeConfig): StripeProvider {
       }
     },
 
+    async retrievePaymentIntent(customerId, intentId): Promise<PaymentIntentState> {
+      const intent = await call(() => stripe.paymentIntents.retrieve(intentId));
+      if (idOf(intent.customer) !== customerId) throw missing('payment_intent', intentId);
+      const metadata = { ...intent.metadata };
+      if (intent.status === 'succeeded') {
+        return {
+          id: intent.id,
+          status: 'succeeded',
+          amountCents: intent.amount_received || intent.amount,
+          currency: intent.currency,
+          paymentMethodId: idOf(intent.payment_method),
+          metadata,
+        };
+      }
+      // with the bank, or confirmed but not captured yet: the outcome is still to come
+      if (intent.status === 'processing' || intent.status === 'requires_capture') return { id: intent.id, status: 'processing' };
+      const error = intent.last_payment_error;
+      if (intent.status === 'requires_action') {
+        return { id: intent.id, status: 'failed', code: 'authentication_required', message: 'This payment requires authentication', metadata };
+      }
+      return {
+        id: intent.id,
+        status: 'failed',
+        code: error?.code ?? `payment_intent_${intent.status}`,
+        declineCode: error?.decline_code || undefined,
+        message: error?.message ?? `The payment is ${intent.status.replaceAll('_', ' ')}`,
+        metadata,
+      };
+    },
+
     async createSetupIntent({ customerId, idempotencyKey }) {
       const intent = await call(() =>
         stripe.setupIntents.create({ customer: customerId, usage: 'off_session', allowed_payment_method_types: ['card'] }, { idempotencyKey }),
@@ -271,6 +304,7 @@ export function createStripeProvider(config: StripeConfig): StripeProvider {
         exp_year: m.card?.exp_year ?? 0,
         name: m.billing_details.name ?? null,
         default: m.id === defaultId,
+        fingerprint: m.card?.fingerprint ?? null,
       }));
     },
 

@@ -6,27 +6,27 @@
  * `maybeAutoTopUp(billing, userId)` is what the task engine calls after it charged credits.
  * Safe to call any time and concurrently: at most one attempt is open per user (a partial
  * unique index), a failure waits out a backoff (10 min, then 20), and the third failure in a
- * row (or one that retrying cannot fix, such as a card that needs authentication) turns auto
- * top-up off with the reason in mdusers.auto_topup_disabled_reason. Credits arrive only
- * through the provider's payment event (handle-event.ts), which also closes the attempt.
+ * row of any kind (declines, unknown outcomes; or at once one that retrying cannot fix, such
+ * as a card that needs authentication) turns auto top-up off with the reason in
+ * mdusers.auto_topup_disabled_reason.
+ *
+ * One shortfall is charged at most once (finish-attempt.ts): one attempt is one idempotency
+ * key, a charge call that fails without an answer is retried with that key, and an attempt
+ * whose outcome is not known is never replaced: the provider is asked what became of it.
+ * Credits come from the same idempotent grant as the provider's webhook (handle-event.ts),
+ * whichever reports the success first.
  */
-import { AUTO_TOPUP_MAX_FAILURES, AUTO_TOPUP_THRESHOLDS, creditsForCents, INVALID_TOPUP_AMOUNT_MESSAGE, parseTopupDollars } from '../../billing/catalog.ts';
+import { AUTO_TOPUP_THRESHOLDS, creditsForCents, INVALID_TOPUP_AMOUNT_MESSAGE, parseTopupDollars } from '../../billing/catalog.ts';
 import { ApiError } from '../../errors.ts';
 import type { Account } from '../../repositories/user-repository.ts';
 import { billingRepository, type AutoTopUpSettings } from '../../repositories/billing-repository.ts';
 import { accountGone } from '../account/account-gone.ts';
 import type { Billing } from './billing.ts';
 import { billingAccount } from './customer.ts';
+import { chargeAttempt, finishAttempt } from './finish-attempt.ts';
 
 const NO_CARD_MESSAGE = 'Add a payment method before turning on auto top-up';
 const NO_CARD_REASON = 'Auto top-up was turned off: there is no saved card to charge';
-/** Longer than any charge takes: an attempt still pending after this was abandoned (a crash). */
-const STALE_ATTEMPT_MS = 10 * 60_000;
-
-/** Failures a retry cannot fix (the user has to act): auto top-up turns off at once. */
-export function isHopelessFailure(code: string): boolean {
-  return code === 'authentication_required' || code === 'expired_card';
-}
 
 export type AutoTopUpOutcome =
   | { status: 'skipped'; reason: 'disabled' | 'above_threshold' | 'no_subscription' | 'in_progress' | 'backoff' }
@@ -59,6 +59,10 @@ export async function saveAutoTopUpSettings(
 
 export async function maybeAutoTopUp(billing: Billing, userId: string): Promise<AutoTopUpOutcome> {
   const repo = billingRepository(billing.db);
+  // a charge whose outcome is not known yet is finished first, whatever the settings say now
+  const pending = await repo.pendingAttempt(userId);
+  if (pending && (await finishAttempt(billing, pending)) === 'open') return { status: 'skipped', reason: 'in_progress' };
+
   const row = await repo.account(userId);
   if (!row?.auto_topup) return { status: 'skipped', reason: 'disabled' };
   if (row.credits >= row.auto_topup_min) return { status: 'skipped', reason: 'above_threshold' };
@@ -73,43 +77,13 @@ export async function maybeAutoTopUp(billing: Billing, userId: string): Promise<
 
   const card = row.customer_id ? (await billing.provider.listPaymentMethods(row.customer_id)).find((c) => c.default) : undefined;
   if (!row.customer_id || !card) {
+    await repo.setHasDefaultCard(userId, false);
     await repo.disableAutoTopUp(userId, NO_CARD_REASON);
     return { status: 'disabled', reason: NO_CARD_REASON };
   }
 
-  await repo.expireStaleAttempts(userId, new Date(now.getTime() - STALE_ATTEMPT_MS));
   const amountCents = row.auto_topup_amount * 100;
-  const credits = creditsForCents(amountCents);
-  const attemptId = await repo.openAutoTopUpAttempt(userId, amountCents, credits);
-  if (!attemptId) return { status: 'skipped', reason: 'in_progress' };
-
-  let result: Awaited<ReturnType<typeof billing.provider.chargeOffSession>>;
-  try {
-    result = await billing.provider.chargeOffSession({
-      customerId: row.customer_id,
-      paymentMethodId: card.id,
-      amountCents,
-      credits,
-      metadata: { attempt_id: attemptId, user_id: userId },
-      idempotencyKey: `auto-topup:${attemptId}`,
-    });
-  } catch (e) {
-    billing.log.error('auto top-up charge failed', { user_id: userId, attempt_id: attemptId, error: (e as Error).message });
-    const message = 'The payment provider could not be reached';
-    await repo.attemptFailed({ attemptId, intentId: null, code: 'provider_error', message, at: now, maxFailures: AUTO_TOPUP_MAX_FAILURES, disable: false });
-    return { status: 'failed', intentId: null, code: 'provider_error', message };
-  }
-  await repo.setAttemptIntent(attemptId, result.intentId);
-  if (result.status !== 'failed') return result;
-  // the provider's failure event does the same; whichever comes first counts it, once
-  await repo.attemptFailed({
-    attemptId,
-    intentId: result.intentId,
-    code: result.declineCode ?? result.code,
-    message: result.message,
-    at: now,
-    maxFailures: AUTO_TOPUP_MAX_FAILURES,
-    disable: isHopelessFailure(result.code),
-  });
-  return { status: 'failed', intentId: result.intentId, code: result.declineCode ?? result.code, message: result.message };
+  const attempt = await repo.openAutoTopUpAttempt({ userId, amountCents, credits: creditsForCents(amountCents), paymentMethodId: card.id, at: now });
+  if (!attempt) return { status: 'skipped', reason: 'in_progress' };
+  return chargeAttempt(billing, attempt, row.customer_id);
 }

@@ -16,6 +16,10 @@ export interface Billing {
   now: () => Date;
   /** Wait after the first failed auto top-up charge; doubles with each further failure. */
   autoTopUpBackoffMs: number;
+  /** Waits between the tries of a charge call that got no answer (default auto-topup-policy.ts). */
+  autoTopUpRetryDelaysMs?: readonly number[];
+  /** Age after which a pending attempt is finished by whoever comes next (default auto-topup-policy.ts). */
+  autoTopUpAttemptWindowMs?: number;
 }
 
 /** Ten minutes, then twenty: a declined card is rarely fixed sooner, and 3 failures disable. */
@@ -23,10 +27,18 @@ const DEFAULT_AUTO_TOPUP_BACKOFF_MS = 10 * 60_000;
 
 /**
  * @example
- * const billing = createBilling({ db, log })
+ * const billing = createBilling({ db, log, embedded: true })
  * await maybeAutoTopUp(billing, userId)   // after a task charged credits
  */
-export function createBilling(deps: { db: Db; log: Logger; env?: ProviderEnv; now?: () => Date; autoTopUpBackoffMs?: number }): Billing {
+export function createBilling(deps: {
+  db: Db;
+  log: Logger;
+  /** Embedded mode may run the sandbox without being asked (select-provider.ts). */
+  embedded: boolean;
+  env?: ProviderEnv;
+  now?: () => Date;
+  autoTopUpBackoffMs?: number;
+}): Billing {
   const billing = {
     db: deps.db,
     log: deps.log,
@@ -36,6 +48,7 @@ export function createBilling(deps: { db: Db; log: Logger; env?: ProviderEnv; no
   billing.provider = selectPaymentProvider({
     db: deps.db,
     env: deps.env ?? process.env,
+    embedded: deps.embedded,
     now: billing.now,
     emit: (event: BillingEvent) => handleBillingEvent(billing, event),
   });

@@ -9,8 +9,9 @@
 import { AUTO_TOPUP_MAX_FAILURES, creditsForCents, PLANS, TRIAL } from '../../billing/catalog.ts';
 import type { BillingEvent } from '../../billing/payment-provider.ts';
 import { billingRepository } from '../../repositories/billing-repository.ts';
-import { isHopelessFailure } from './auto-topup.ts';
+import { isHopelessFailure } from './auto-topup-policy.ts';
 import type { Billing } from './billing.ts';
+import { tidySavedCards } from './saved-cards.ts';
 
 export async function handleBillingEvent(billing: Billing, event: BillingEvent): Promise<void> {
   const account = await billingRepository(billing.db).accountByCustomerId(event.customerId);
@@ -45,7 +46,7 @@ export async function handleBillingEvent(billing: Billing, event: BillingEvent):
         if (event.kind === 'auto_topup' && event.metadata.attempt_id) await repo.attemptSucceeded(event.metadata.attempt_id, event.intentId, event.created);
         await repo.completeCheckout(event.intentId, event.created);
       });
-      if (event.paymentMethodId && event.savedPaymentMethod) await billing.provider.ensureDefaultPaymentMethod(event.customerId, event.paymentMethodId);
+      if (event.paymentMethodId && event.savedPaymentMethod) await cardSaved(billing, userId, event.customerId, event.paymentMethodId);
       return;
     }
 
@@ -84,16 +85,22 @@ export async function handleBillingEvent(billing: Billing, event: BillingEvent):
         await repo.applyPaidPeriod({ userId, subscriptionId: event.subscriptionId, plan: plan.id, periodEnd: event.periodEnd, at: event.created });
         await repo.completeCheckout(event.invoiceId, event.created);
       });
-      if (event.paymentMethodId) await billing.provider.ensureDefaultPaymentMethod(event.customerId, event.paymentMethodId);
+      if (event.paymentMethodId) await cardSaved(billing, userId, event.customerId, event.paymentMethodId);
       return;
     }
 
     case 'setup_intent.succeeded':
-      await billing.provider.ensureDefaultPaymentMethod(event.customerId, event.paymentMethodId);
+      await cardSaved(billing, userId, event.customerId, event.paymentMethodId);
       return;
 
     case 'customer.subscription.deleted':
       await billing.db.transaction((tx) => billingRepository(tx).endSubscription(userId, event.subscriptionId, event.created));
       return;
   }
+}
+
+/** A payment or setup saved a card: the first card becomes the default, and a card already on file is not kept twice. */
+async function cardSaved(billing: Billing, userId: string, customerId: string, paymentMethodId: string): Promise<void> {
+  await billing.provider.ensureDefaultPaymentMethod(customerId, paymentMethodId);
+  await tidySavedCards(billing, userId, customerId);
 }

@@ -8,6 +8,7 @@
  * plan's credits (no proration) [product decision].
  */
 import type { PlanId } from '../../billing/catalog.ts';
+import { ProviderError, type SubscriptionCheckout } from '../../billing/payment-provider.ts';
 import { ApiError } from '../../errors.ts';
 import type { Account } from '../../repositories/user-repository.ts';
 import { billingRepository } from '../../repositories/billing-repository.ts';
@@ -33,8 +34,26 @@ export async function subscribe(billing: Billing, account: Account, plan: PlanId
 
   const idempotencyKey = `checkout:${checkout.id}`;
   const started = active
-    ? await billing.provider.changeSubscriptionPlan({ customerId, subscriptionId: active.subscription_id, plan, idempotencyKey })
+    ? await changePlanOrStartOver(billing, { customerId, subscriptionId: active.subscription_id, plan, idempotencyKey })
     : await billing.provider.createSubscription({ customerId, plan, idempotencyKey });
   await billingRepository(billing.db).setCheckoutProvider(checkout.id, started.providerRef, started.clientSecret);
   return { clientSecret: started.clientSecret };
+}
+
+/**
+ * A plan change of the current subscription; when the provider says that subscription is gone
+ * (its period ended and the event telling us has not arrived yet), a new subscription instead,
+ * under its own idempotency key.
+ */
+async function changePlanOrStartOver(
+  billing: Billing,
+  input: { customerId: string; subscriptionId: string; plan: PlanId; idempotencyKey: string },
+): Promise<SubscriptionCheckout> {
+  try {
+    return await billing.provider.changeSubscriptionPlan(input);
+  } catch (e) {
+    if (!(e instanceof ProviderError && e.code === 'resource_missing')) throw e;
+    billing.log.info('subscription gone at the provider: starting a new one', { subscription_id: input.subscriptionId });
+    return billing.provider.createSubscription({ customerId: input.customerId, plan: input.plan, idempotencyKey: `${input.idempotencyKey}:new` });
+  }
 }
