@@ -27,6 +27,20 @@ export interface ParentRef {
   seed?: number;
 }
 
+/**
+ * An input picture a user named by URL (faceswap's source and target): the worker reads it
+ * before the engine runs (our own media from the media store, any other URL through the
+ * guarded image fetcher), so every engine gets checked bytes; an upstream adapter may send
+ * `url` instead when the upstream can reach it.
+ */
+export interface ImageInput {
+  /** The URL the user gave (our media URL, or theirs). */
+  url: string;
+  data: Buffer;
+  /** image/jpeg, image/png, image/gif or image/webp, read from the bytes. */
+  contentType: string;
+}
+
 interface JobBase {
   /**
    * Set when a previous attempt already submitted the job upstream (reported through
@@ -44,11 +58,13 @@ export type EngineJob = JobBase &
     | { kind: 'seed'; parent: ParentRef }
     | { kind: 'flux-imagine'; prompt: string; seed?: number; aspectRatio?: AspectRatio }
     | { kind: 'ideogram-imagine'; prompt: string; seed?: number; aspectRatio?: AspectRatio }
+    /** The face of `source` (spec: swap_image_url) put onto the face in `target` (target_image_url). */
+    | { kind: 'faceswap'; source: ImageInput; target: ImageInput }
   );
 
 export type EngineJobKind = EngineJob['kind'];
 
-export const ENGINE_JOB_KINDS: readonly EngineJobKind[] = ['imagine', 'reroll', 'variation', 'upscale', 'seed', 'flux-imagine', 'ideogram-imagine'];
+export const ENGINE_JOB_KINDS: readonly EngineJobKind[] = ['imagine', 'reroll', 'variation', 'upscale', 'seed', 'flux-imagine', 'ideogram-imagine', 'faceswap'];
 
 /** Image bytes rendered here, or a URL an upstream serves (to be copied into our store). */
 export type EngineImage =

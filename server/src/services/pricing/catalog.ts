@@ -21,6 +21,7 @@ const FIXED_PRICES: Readonly<Record<string, number>> = {
   seed: 2,
   'flux-imagine': 1,
   'ideogram-imagine': 1,
+  faceswap: 2,
   'upscale-subtle': UPSCALE_PRICES.subtle,
   'upscale-creative': UPSCALE_PRICES.creative,
   'upscale-2x': UPSCALE_PRICES['2x'],
