@@ -1,0 +1,118 @@
+/**
+ * @module The face worker thread: loads the models on its first request, then answers swap
+ * and embed requests one at a time (see face-worker-client.ts for the main-thread side).
+ * Everything heavy (WASM inference, the pixel loops) runs here, off the main event loop.
+ */
+import { parentPort } from 'node:worker_threads';
+import { cosineSimilarity, type DetectedFace, type FaceModels, loadFaceModels, type Point } from './face-models.ts';
+import type { FaceWorkerRequest, FaceWorkerResponse, PreparedImage, RgbImage, SwapOutcome, SwapStage } from './protocol.ts';
+import { swapFace } from './swap.ts';
+import type { Region } from './warp.ts';
+
+class MissingFace extends Error {
+  constructor(readonly which: 'source' | 'target') {
+    super(`no face in the ${which} image`);
+  }
+}
+
+let models: Promise<FaceModels> | undefined;
+
+/** The models, loaded on first use; a failed load is tried again by the next request. */
+function faceModels(): Promise<FaceModels> {
+  models ??= loadFaceModels().catch((error: unknown) => {
+    models = undefined;
+    throw error;
+  });
+  return models;
+}
+
+function post(response: FaceWorkerResponse): void {
+  const transfer = response.type === 'swapped' ? [response.outcome.image.data.buffer as ArrayBuffer] : [];
+  parentPort?.postMessage(response, transfer);
+}
+
+/** The largest face of an image, its mesh scaled from the detection copy back to `pixels`. */
+async function largestFace(image: PreparedImage): Promise<DetectedFace | undefined> {
+  const detection = image.detection ?? image.pixels;
+  const [face] = await (await faceModels()).detectFaces(detection);
+  if (!face) return undefined;
+  const sx = image.pixels.width / detection.width;
+  const sy = image.pixels.height / detection.height;
+  if (sx === 1 && sy === 1) return face;
+  return {
+    box: [face.box[0] * sx, face.box[1] * sy, face.box[2] * sx, face.box[3] * sy],
+    mesh: face.mesh.map(([x, y]): Point => [x * sx, y * sy]),
+    embedding: face.embedding,
+  };
+}
+
+/** `region` grown by `grow` of its size on each side, cut out of `image` and shrunk to fit `maxSide`. */
+function cropForDetection(image: RgbImage, region: Region, grow: number, maxSide: number): RgbImage {
+  const x0 = Math.max(0, Math.floor(region.x - region.width * grow));
+  const y0 = Math.max(0, Math.floor(region.y - region.height * grow));
+  const x1 = Math.min(image.width, Math.ceil(region.x + region.width * (1 + grow)));
+  const y1 = Math.min(image.height, Math.ceil(region.y + region.height * (1 + grow)));
+  const factor = Math.max(1, Math.ceil(Math.max(x1 - x0, y1 - y0) / maxSide));
+  const width = Math.floor((x1 - x0) / factor);
+  const height = Math.floor((y1 - y0) / factor);
+  const data = new Uint8Array(width * height * 3);
+  const area = factor * factor;
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      for (let c = 0; c < 3; c += 1) {
+        let sum = 0;
+        for (let dy = 0; dy < factor; dy += 1) {
+          const row = (y0 + y * factor + dy) * image.width;
+          for (let dx = 0; dx < factor; dx += 1) sum += image.data[(row + x0 + x * factor + dx) * 3 + c];
+        }
+        data[(y * width + x) * 3 + c] = Math.round(sum / area);
+      }
+    }
+  }
+  return { data, width, height };
+}
+
+async function swap(request: Extract<FaceWorkerRequest, { type: 'swap' }>): Promise<SwapOutcome> {
+  const progress = (stage: SwapStage) => post({ id: request.id, type: 'progress', stage });
+  const source = await largestFace(request.source);
+  if (!source) throw new MissingFace('source');
+  progress('source-detected');
+  const target = await largestFace(request.target);
+  if (!target) throw new MissingFace('target');
+  progress('target-detected');
+  const { triangles } = await faceModels();
+  const swapped = swapFace(
+    { source: request.source.pixels, sourceMesh: source.mesh, target: request.target.pixels, targetMesh: target.mesh, triangles },
+    progress,
+  );
+  if (!request.scoreIdentity) return { image: swapped.image };
+  // re-detect the face in the result (a crop around it is enough) to measure the identity moved
+  const [after] = await (await faceModels()).detectFaces(cropForDetection(swapped.image, swapped.region, 0.25, request.detectionSize));
+  return {
+    image: swapped.image,
+    identity: {
+      before: cosineSimilarity(source.embedding, target.embedding),
+      after: after ? cosineSimilarity(source.embedding, after.embedding) : null,
+    },
+  };
+}
+
+async function handle(request: FaceWorkerRequest): Promise<void> {
+  try {
+    if (request.type === 'swap') {
+      post({ id: request.id, type: 'swapped', outcome: await swap(request) });
+    } else {
+      const face = await largestFace(request.image);
+      post({ id: request.id, type: 'embedded', embedding: face ? face.embedding : null });
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof MissingFace ? (error.which === 'source' ? 'no-face-source' : 'no-face-target') : 'internal';
+    post({ id: request.id, type: 'failed', reason, message });
+  }
+}
+
+let queue = Promise.resolve();
+parentPort?.on('message', (request: FaceWorkerRequest) => {
+  queue = queue.then(() => handle(request));
+});
