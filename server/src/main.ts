@@ -14,6 +14,7 @@ import { autoTopUpSweeper } from './services/billing/finish-attempt.ts';
 import { exposureRefusal, isLoopbackHost, localServicesConfig } from './local-services.ts';
 import { consoleLogger } from './logger.ts';
 import { siteDir, startStaticSites } from './static-sites.ts';
+import { createImageFetcher } from './storage/image-fetcher.ts';
 import { createWebhookService } from './webhooks/index.ts';
 import { sendTaskWebhooks } from './webhooks/task-webhooks.ts';
 import { createTaskSweeper, taskSweepFromEnv } from './workers/task-sweeper.ts';
@@ -125,7 +126,9 @@ async function main() {
   closers.push(() => autoTopUps.stop());
   // Embedded mode runs the task worker in this process; production runs `npm run worker` too.
   if (env.IN_PROCESS_WORKER !== 'false') {
-    const worker = createTaskWorker({ db, media, engines, concurrency: concurrencyFromEnv(engines), log });
+    // embedded mode: faceswap may read pictures over http and from this machine's network
+    const imageFetcher = createImageFetcher({ media, embedded });
+    const worker = createTaskWorker({ db, media, engines, concurrency: concurrencyFromEnv(engines), log, imageFetcher });
     sendTaskWebhooks({ db, events: worker, webhooks, log });
     await worker.start();
     closers.push(() => worker.stop());

@@ -27,6 +27,7 @@ const GENERATION_PATHS = [
   '/fetch',
   '/flux/imagine',
   '/ideogram/imagine',
+  '/faceswap',
 ];
 // what anyone may read without a key: the health check and stored media (URLs handed to users)
 const PUBLIC_OPERATIONS = ['GET /health', 'GET /media/{key}', 'GET /openapi.json', 'GET /docs'];

@@ -63,6 +63,19 @@ describe('S3 media store against a SigV4-checking fake S3', () => {
     expect((await media.get('task-1-grid.png'))?.data).toEqual(Buffer.from([9, 9]));
   });
 
+  it('tells whether a key is stored with a HEAD request, reading no bytes', async () => {
+    const media = store();
+    await media.put('upload-has.png', png, 'image/png');
+    expect(await media.has('upload-has.png')).toBe(true);
+    expect(s3.requests.at(-1)).toMatchObject({ method: 'HEAD', path: '/aim-media/upload-has.png', status: 200 });
+    expect(await media.has('upload-missing.png')).toBe(false);
+    expect(s3.requests.at(-1)).toMatchObject({ method: 'HEAD', status: 404 });
+    // not a key this store could hold: no request at all
+    const before = s3.requests.length;
+    expect(await media.has('../etc/passwd')).toBe(false);
+    expect(s3.requests.length).toBe(before);
+  });
+
   it('answers undefined for a missing object and for keys that are not media keys', async () => {
     const media = store();
     expect(await media.get('never-stored.png')).toBeUndefined();

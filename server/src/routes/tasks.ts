@@ -1,6 +1,6 @@
 /**
  * @module Generation calls (spec §7): /pro/imagine, /pro/variations, /pro/upscale,
- * /pro/reroll, /pro/seed, /flux/imagine, /ideogram/imagine, and POST /fetch. Each
+ * /pro/reroll, /pro/seed, /flux/imagine, /ideogram/imagine, /faceswap, and POST /fetch. Each
  * submission holds the task's price in credits and answers `{ task_id }` at once; the work
  * runs on the task worker and is read back with /fetch (or followed live by realtime).
  */
@@ -12,9 +12,13 @@ import { createRouter } from '../openapi/router.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../services/account/webhook-url.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
 import { fetchTask } from '../services/tasks/fetch-task.ts';
+import { submitFaceswap } from '../services/tasks/submit-faceswap.ts';
 import { submitReroll, submitSeed, submitUpscale, submitVariation } from '../services/tasks/submit-from-parent.ts';
 import { submitImagine, submitModelImagine } from '../services/tasks/submit-imagine.ts';
 import { ASPECT_RATIOS, UPSCALE_TYPE_NAMES } from '../services/tasks/task-kinds.ts';
+import { MAX_IMAGE_BYTES } from '../storage/image-fetcher.ts';
+import { MAX_IMAGE_URL_LENGTH } from '../storage/image-url.ts';
+import type { MediaStore } from '../storage/media-store.ts';
 
 const MAX_PROMPT_LENGTH = 4000;
 
@@ -40,19 +44,23 @@ const Index = z
   .max(4, 'Must be 1, 2, 3 or 4')
   .openapi({ description: 'Which image of the parent grid (1 top left, 2 top right, 3 bottom left, 4 bottom right).', example: 2 });
 
+const WebhookUrl = z
+  .string()
+  .nullish()
+  .openapi({ description: `http:// or https:// URL (at most ${MAX_WEBHOOK_URL_LENGTH} characters) told about progress and the result of this task.` });
+
+const WebhookSecret = z
+  .string()
+  .max(256, 'At most 256 characters')
+  .nullish()
+  .openapi({ description: 'Sent back with every webhook call of this task, so your server knows it is us.' });
+
 const ImagineRequest = z
   .object({
     prompt: Prompt,
     mode: z.enum(['fast', 'turbo']).optional().openapi({ description: 'Generation speed. Default fast.' }),
-    webhook_url: z
-      .string()
-      .nullish()
-      .openapi({ description: `http:// or https:// URL (at most ${MAX_WEBHOOK_URL_LENGTH} characters) told about progress and the result of this task.` }),
-    webhook_secret: z
-      .string()
-      .max(256, 'At most 256 characters')
-      .nullish()
-      .openapi({ description: 'Sent back with every webhook call of this task, so your server knows it is us.' }),
+    webhook_url: WebhookUrl,
+    webhook_secret: WebhookSecret,
   })
   .openapi('ImagineRequest', {
     example: { prompt: 'a lighthouse on a cliff at sunset', mode: 'fast', webhook_url: 'https://example.com/hooks/aimedia', webhook_secret: 's3cret' },
@@ -86,6 +94,30 @@ const ModelImagineRequest = z
   })
   .openapi('ModelImagineRequest', { example: { prompt: 'a red fox in the snow, watercolor', aspect_ratio: '16:9' } });
 
+const ImageUrl = (description: string, example: string) =>
+  z
+    .string(required('a string'))
+    .max(MAX_IMAGE_URL_LENGTH, `At most ${MAX_IMAGE_URL_LENGTH} characters`)
+    .openapi({
+      description: `${description} An imageURL from POST /upload, or a public https:// URL of a jpeg, png, gif or webp image of at most ${MAX_IMAGE_BYTES / 1024 / 1024} MB.`,
+      example,
+    });
+
+const FaceswapRequest = z
+  .object({
+    swap_image_url: ImageUrl('The picture whose face is used.', 'https://api.example.com/media/upload-0f8e2c1a-7d3b-4a59-9c61-5e4f3a2b1c0d.png'),
+    target_image_url: ImageUrl('The picture whose face is replaced; the result has its size.', 'https://images.example.com/portraits/target.jpg'),
+    webhook_url: WebhookUrl,
+    webhook_secret: WebhookSecret,
+  })
+  .openapi('FaceswapRequest', {
+    example: {
+      swap_image_url: 'https://api.example.com/media/upload-0f8e2c1a-7d3b-4a59-9c61-5e4f3a2b1c0d.png',
+      target_image_url: 'https://images.example.com/portraits/target.jpg',
+      webhook_url: 'https://example.com/hooks/aimedia',
+    },
+  });
+
 const FetchRequest = z.object({ task_id: TaskId('One of your tasks (live or archived).') }).openapi('FetchRequest', { example: { task_id: EXAMPLE_TASK_ID } });
 
 const TaskIdResponse = z
@@ -95,16 +127,16 @@ const TaskIdResponse = z
 const TaskResponse = z
   .object({
     task_id: z.string(),
-    type: z
-      .string()
-      .openapi({ description: 'imagine, reroll, variation-1…4, upscale#1…4, upscale-creative/-subtle/-2x/-4x, seed, flux-imagine, ideogram-imagine.' }),
+    type: z.string().openapi({
+      description: 'imagine, reroll, variation-1…4, upscale#1…4, upscale-creative/-subtle/-2x/-4x, seed, flux-imagine, ideogram-imagine, faceswap.',
+    }),
     status: z.string().openapi({ description: 'pending, processing, queued, submitted, starting, running; terminal: success, finished, failed.' }),
     percentage: z.number().int().openapi({ description: '0–100; never goes backwards.' }),
     complete: z.boolean(),
     prompt: z.string().nullable(),
     parent_task_id: z.string().nullable(),
     mode: z.string().nullable(),
-    image_url: z.string().nullable().openapi({ description: 'The grid (four images) or the single image. The URL does not expire.' }),
+    image_url: z.string().nullable().openapi({ description: 'The grid (four images) or the single image (a faceswap result). The URL does not expire.' }),
     image_urls: z.array(z.string()).nullable().openapi({ description: 'The individual images.' }),
     seed: z.string().nullable(),
     cost: z.number().int().openapi({ description: 'Credits held for this task.' }),
@@ -113,7 +145,10 @@ const TaskResponse = z
       .record(z.string(), z.unknown())
       .nullable()
       .openapi({ description: 'On failure { message, code }; on success how it was made (engine, method, simulated, note, layout, width, height).' }),
-    input_data: z.record(z.string(), z.unknown()).nullable(),
+    input_data: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .openapi({ description: 'What the task was asked, e.g. swap_image_url and target_image_url of a faceswap.' }),
     archived: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -157,7 +192,7 @@ const parentErrors = {
   409: errorRef('The task has not finished successfully, or has no images.', 'The task has not finished successfully', 'conflict'),
 };
 
-export function taskRoutes(deps: ApiDeps & TaskDeps) {
+export function taskRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   const router = createRouter();
   const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
@@ -271,6 +306,32 @@ export function taskRoutes(deps: ApiDeps & TaskDeps) {
       responses: { 200: submitted, ...submitErrors },
     }),
     async (c) => c.json(await submitModelImagine(deps, c.var.account, 'ideogram-imagine', c.req.valid('json')), 200),
+  );
+
+  // POST /faceswap – the face of one picture put onto the face in another
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/faceswap',
+      tags: ['Faceswap'],
+      summary: 'Faceswap',
+      description:
+        'Puts the face of swap_image_url onto the face in target_image_url (task type faceswap). Costs 2 credits. ' +
+        'A URL that is malformed, not https (or not public), or an upload of ours that does not exist is refused at once; ' +
+        "another site's picture is read when the task runs, and a picture that cannot be read then fails the task with the reason and gives the credits back.",
+      ...authed,
+      request: { body: jsonBody(FaceswapRequest) },
+      responses: {
+        200: submitted,
+        ...submitErrors,
+        400: errorRef(
+          'Invalid input: malformed JSON, or a field that fails validation, e.g. an image URL that is not allowed.',
+          'swap_image_url: Must be an https:// URL',
+          'validation_failed',
+        ),
+      },
+    }),
+    async (c) => c.json(await submitFaceswap(deps, c.var.account, c.req.valid('json')), 200),
   );
 
   // POST /fetch – status and result of one of the caller's tasks

@@ -3,7 +3,7 @@
  * embedded mode), served by the API at `<publicUrl>/media/<key>`.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { contentTypeOfKey, isMediaKey, type MediaStore } from './media-store.ts';
 
@@ -41,6 +41,15 @@ export function createDiskMediaStore(options: DiskMediaStoreOptions): MediaStore
         return { data: await readFile(path.join(dir, key)), contentType };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+    },
+    async has(key) {
+      if (!isMediaKey(key)) return false;
+      try {
+        return (await stat(path.join(dir, key))).isFile();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
         throw error;
       }
     },

@@ -13,6 +13,8 @@ export interface MediaStore {
   /** Stores `data` under `key` (overwriting: keys are deterministic per task) and answers its public URL. */
   put(key: string, data: Buffer, contentType: string): Promise<string>;
   get(key: string): Promise<StoredMedia | undefined>;
+  /** Whether `key` is stored, without reading it (a submit checks a user's media URL with it). */
+  has(key: string): Promise<boolean>;
   /** The public URL of `key`. */
   url(key: string): string;
   /** The key of a URL this store handed out, or undefined for any other URL. */

@@ -138,6 +138,15 @@ export function createS3MediaStore(options: S3MediaStoreOptions): MediaStore {
         contentType: response.headers.get('content-type') ?? keyType,
       };
     },
+    async has(key) {
+      if (!isMediaKey(key)) return false;
+      const response = await call('HeadObject', key, { method: 'HEAD' });
+      await response.body?.cancel();
+      if (response.status === 404) return false;
+      // a HEAD answer has no body to name the problem; the status is all there is
+      if (!response.ok) throw new Error(`S3 HeadObject ${key} failed: ${response.status}`);
+      return true;
+    },
     url(key) {
       assertKey(key);
       return publicBase + key;

@@ -4,14 +4,17 @@
  *
  * Environment: MEDIA_STORE (`disk` or `s3`; default s3 when S3_BUCKET is set, else disk),
  * MEDIA_DIR (disk; default `<repo>/.data/media`), S3_* (see storage/s3-media-store.ts), MIDJOURNEY_PROXY_URL and
- * MIDJOURNEY_PROXY_SECRET (unset: every kind runs on the local engine),
- * WORKER_CONCURRENCY (jobs per engine at once, default 2).
+ * MIDJOURNEY_PROXY_SECRET (unset: every kind runs on the local engine), REPLICATE_API_TOKEN
+ * and REPLICATE_FACESWAP_* (set: faceswap runs on Replicate; see engines/replicate),
+ * WORKER_CONCURRENCY (jobs per engine at once, default 2; the local face engine always 1).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Engine } from '../engines/engine.ts';
 import { createLocalEngine } from '../engines/local/index.ts';
+import { createLocalFaceEngine } from '../engines/local-face/index.ts';
 import { createMidjourneyProxyEngine } from '../engines/midjourney-proxy/index.ts';
+import { createReplicateFaceswapEngine, replicateFaceswapOptionsFromEnv } from '../engines/replicate/index.ts';
 import { createEngineRegistry, type EngineRegistry } from '../services/tasks/engine-registry.ts';
 import { createDiskMediaStore } from '../storage/disk-media-store.ts';
 import type { MediaStore } from '../storage/media-store.ts';
@@ -31,25 +34,39 @@ export function mediaStoreFromEnv(publicUrl: string, env: NodeJS.ProcessEnv = pr
   return createDiskMediaStore({ dir: mediaDir(env), publicUrl });
 }
 
-/** The midjourney-proxy upstream first when configured (Midjourney kinds), the local engine for the rest. */
+/** The local engines, in routing order: procedural/sharp kinds, then faceswap on CPU. */
+function localEngines(): Engine[] {
+  return [createLocalEngine(), createLocalFaceEngine()];
+}
+
+/**
+ * The midjourney-proxy upstream first when configured (Midjourney kinds), the local engines
+ * for the rest. A hosted engine pushed before the local ones takes their kinds over (earlier wins).
+ */
 export function enginesFromEnv(env: NodeJS.ProcessEnv = process.env): EngineRegistry {
   const engines: Engine[] = [];
   if (env.MIDJOURNEY_PROXY_URL) {
     engines.push(createMidjourneyProxyEngine({ baseUrl: env.MIDJOURNEY_PROXY_URL, apiSecret: env.MIDJOURNEY_PROXY_SECRET }));
   }
-  engines.push(createLocalEngine());
+  // hosted faceswap, ahead of any local engine that can also swap faces
+  const replicate = replicateFaceswapOptionsFromEnv(env);
+  if (replicate) engines.push(createReplicateFaceswapEngine(replicate));
+  engines.push(...localEngines());
   return createEngineRegistry(engines);
 }
 
+/** Engines whose jobs must run one at a time: local-face computes on one core in one worker thread. */
+const SERIAL_ENGINES = new Set(['local-face']);
+
 export function concurrencyFromEnv(engines: EngineRegistry, env: NodeJS.ProcessEnv = process.env): Record<string, number> {
   const perEngine = env.WORKER_CONCURRENCY && /^[1-9]\d*$/.test(env.WORKER_CONCURRENCY) ? Number(env.WORKER_CONCURRENCY) : 2;
-  return Object.fromEntries(engines.names.map((name) => [name, perEngine]));
+  return Object.fromEntries(engines.names.map((name) => [name, SERIAL_ENGINES.has(name) ? 1 : perEngine]));
 }
 
-/** Fills what main.ts did not pass to createApiApp: disk media under `<repo>/.data/media`, the local engine. */
+/** Fills what main.ts did not pass to createApiApp: disk media under `<repo>/.data/media`, the local engines. */
 export function withTaskDefaults(publicUrl: string, given: { media?: MediaStore; engines?: EngineRegistry }): { media: MediaStore; engines: EngineRegistry } {
   return {
     media: given.media ?? mediaStoreFromEnv(publicUrl, {}),
-    engines: given.engines ?? createEngineRegistry([createLocalEngine()]),
+    engines: given.engines ?? createEngineRegistry(localEngines()),
   };
 }

@@ -18,6 +18,7 @@ import {
   type EngineResult,
   EngineError,
   GENERIC_ENGINE_FAILURE,
+  type ImageInput,
   type ParentRef,
   type UpscaleType,
   isEngineError,
@@ -31,6 +32,7 @@ import { settleFailure, settleSuccess } from '../services/tasks/settle-task.ts';
 import { createTaskEvents, type TaskEventKind, type TaskEvents } from '../services/tasks/task-events.ts';
 import { engineKindOf } from '../services/tasks/task-kinds.ts';
 import { isTerminal, toTaskView } from '../services/tasks/task-view.ts';
+import { createImageFetcher, type ImageFetcher, ImageReadError } from '../storage/image-fetcher.ts';
 import { detectImageType } from '../storage/image-type.ts';
 import { extensionFor, type MediaStore } from '../storage/media-store.ts';
 
@@ -56,6 +58,11 @@ export interface TaskWorkerOptions {
   maxBackoffMs?: number;
   /** Largest image copied from an upstream URL. Default 50 MB. */
   maxMediaBytes?: number;
+  /**
+   * Reads the pictures a faceswap names by URL. Default: the guarded fetcher with production
+   * rules (https only, no private addresses); embedded mode passes one that allows them.
+   */
+  imageFetcher?: ImageFetcher;
   fetch?: typeof fetch;
 }
 
@@ -84,6 +91,7 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   const pollMs = options.pollMs ?? 1000;
   const maxMediaBytes = options.maxMediaBytes ?? 50 * 1024 * 1024;
   const doFetch = options.fetch ?? fetch;
+  const images = options.imageFetcher ?? createImageFetcher({ media, embedded: false });
   const queue = createJobQueue(db, {
     workerId,
     leaseMs,
@@ -186,7 +194,7 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
           .catch((error) => log.error('task progress write failed', { task_id: task.id, error: errorText(error) }));
       };
 
-      const result = await engine.run(await engineJob(task, job), onProgress, controller.signal);
+      const result = await engine.run(await engineJob(task, job, controller.signal), onProgress, controller.signal);
       await writes;
       const success = await storeResult(task, result);
       let row: TaskRow | undefined;
@@ -261,7 +269,24 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     return ref;
   }
 
-  async function engineJob(task: TaskRow, job: JobRow): Promise<EngineJob> {
+  /**
+   * A faceswap picture, read and checked before any engine runs. A picture that will not
+   * become readable fails the task at once; a network failure is worth another attempt.
+   */
+  async function inputImage(which: 'source' | 'target', url: unknown, signal: AbortSignal): Promise<ImageInput> {
+    const failure = (reason: string, options: { retryable?: boolean; cause?: unknown } = {}) =>
+      new EngineError(options.retryable ? 'upstream_unavailable' : 'invalid_input', `The ${which} image could not be read: ${reason}`, options);
+    if (typeof url !== 'string' || !url) throw failure('the task has no URL for it');
+    try {
+      const image = await images.read(url, signal);
+      return { url: image.url, data: image.data, contentType: image.contentType };
+    } catch (error) {
+      if (error instanceof ImageReadError) throw failure(error.message, { retryable: error.retryable, cause: error });
+      throw error;
+    }
+  }
+
+  async function engineJob(task: TaskRow, job: JobRow, signal: AbortSignal): Promise<EngineJob> {
     const input = task.input_data ?? {};
     const resume = job.upstream_id ? { resumeUpstreamId: job.upstream_id } : {};
     const prompt = task.prompt ?? '';
@@ -282,6 +307,16 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
         return { kind, parent: await parentRef(task, true), index, ...resume };
       case 'upscale':
         return { kind, parent: await parentRef(task, true), index, type: (input.upscale_type ?? '1x') as UpscaleType, ...resume };
+      case 'faceswap': {
+        // both at once; when both fail, the source's reason is the one told
+        const [source, target] = await Promise.allSettled([
+          inputImage('source', input.swap_image_url, signal),
+          inputImage('target', input.target_image_url, signal),
+        ]);
+        if (source.status === 'rejected') throw source.reason;
+        if (target.status === 'rejected') throw target.reason;
+        return { kind, source: source.value, target: target.value, ...resume };
+      }
       default:
         throw new EngineError('unsupported', GENERIC_ENGINE_FAILURE, { detail: `task type ${task.type}` });
     }

@@ -141,6 +141,13 @@ export async function startFakeS3(options: FakeS3Options): Promise<FakeS3> {
       res.end(object.data);
       return;
     }
+    if (req.method === 'HEAD' && key) {
+      // S3 answers HEAD with the status and headers only, never an error body
+      const object = objects.get(key);
+      requests.push({ method: 'HEAD', host: req.headers.host ?? '', path: req.url ?? '', status: object ? 200 : 404 });
+      res.writeHead(object ? 200 : 404, object ? { 'content-length': object.data.length } : {}).end();
+      return;
+    }
     reply(405, errorXml('MethodNotAllowed', 'The specified method is not allowed against this resource.'));
   }
 

@@ -103,6 +103,8 @@ const ALIASES: Record<string, string[]> = {
   client_secret: ['clientSecret'],
   paymentMethodId: ['id', 'payment_method'],
   payment_method: ['id', 'payment_method'],
+  swap_image_url: ['imageURL'],
+  target_image_url: ['imageURL'],
 };
 
 function learnedFor(state: FuzzState, field: string): string[] {
