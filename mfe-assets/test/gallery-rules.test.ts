@@ -47,7 +47,9 @@ describe('reopening a picture in its tool', () => {
     [{ id: 't1', type: 'imagine' }, '/dashboard/tools/midjourney?taskId=t1'],
     [{ id: 't2', type: 'upscale#3' }, '/dashboard/tools/midjourney?taskId=t2'],
     [{ id: 't3', type: 'flux-imagine' }, null],
-    [{ id: 't4', type: 'faceswap' }, null],
+    [{ id: 't4', type: 'faceswap' }, '/dashboard/tools/faceswap?taskId=t4'],
+    [{ id: 't5', type: 'ai-photo-generate' }, null],
+    [{ id: 't6', type: 'ideogram-imagine' }, null],
   ])('%j → %s', (task, link) => {
     expect(toolLinkOf(task)).toBe(link);
   });

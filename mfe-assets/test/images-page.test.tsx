@@ -112,6 +112,18 @@ describe('Images gallery', () => {
     expect(calls).toEqual([{ query: { tab: 'All', filter: 'Everything', search: '', archive: false }, offset: 0 }]);
   });
 
+  it('Open reopens a Faceswap picture in the Faceswap screen; a type no tool reopens has no Open', async () => {
+    const [swap, flux] = images(2);
+    const { gateway } = fakeGateway([
+      { ...swap!, id: 'swap-1', type: 'faceswap', prompt: null },
+      { ...flux!, id: 'flux-1', type: 'flux-imagine' },
+    ]);
+    renderPage(gateway);
+    await waitFor(() => expect(cards()).toHaveLength(2));
+    expect(within(cards()[0]!).getByRole('link', { name: 'Open' }).getAttribute('href')).toBe('/dashboard/tools/faceswap?taskId=swap-1');
+    expect(within(cards()[1]!).queryByRole('link', { name: 'Open' })).toBeNull();
+  });
+
   it('loads the next page when the end of the grid comes into view, after the delay, then stops at the end', async () => {
     const { gateway, calls } = fakeGateway(images(30));
     renderPage(gateway);

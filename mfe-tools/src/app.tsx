@@ -3,6 +3,7 @@ import { Heading } from '@chakra-ui/react';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
 import { ScreenPlaceholder } from './components/screen-placeholder.tsx';
 import { InstanceReport } from './instance-report.tsx';
+import { FaceswapRoute } from './routes/faceswap.tsx';
 import { MidjourneyRoute } from './routes/midjourney.tsx';
 
 /** Paths below the basename the shell gives ('/dashboard'); the index is the Midjourney tool too. */
@@ -10,7 +11,7 @@ export const routes: RemoteRoute[] = [
   { index: true, element: <MidjourneyRoute /> },
   { path: 'tools/midjourney', element: <MidjourneyRoute /> },
   { path: 'tools/ai-photos', element: <ScreenPlaceholder title="AI Photos" testId="ai-photos" /> },
-  { path: 'tools/faceswap', element: <ScreenPlaceholder title="Faceswap" testId="faceswap" /> },
+  { path: 'tools/faceswap', element: <FaceswapRoute /> },
   {
     path: 'tools/bulk-tasks',
     element: (

@@ -6,8 +6,9 @@ import { ChakraProvider } from '@chakra-ui/react';
 import { MemoryRouter, useLocation } from 'react-router-dom';
 import { system } from '@aim/shared-kit/theme';
 import { MidjourneyTool } from '../src/features/midjourney/midjourney-tool.tsx';
-import { EMPTY_PROMPT_MESSAGE, ERROR_FETCHING_TASK, NOT_MIDJOURNEY_TASK } from '../src/features/midjourney/task-model.ts';
-import { INSECURE_UPLOAD_URL_MESSAGE, UNSUPPORTED_IMAGE_MESSAGE } from '../src/features/midjourney/prompt-rules.ts';
+import { EMPTY_PROMPT_MESSAGE, NOT_MIDJOURNEY_TASK } from '../src/features/midjourney/task-model.ts';
+import { INSECURE_UPLOAD_URL_MESSAGE } from '../src/features/midjourney/prompt-rules.ts';
+import { ERROR_FETCHING_TASK, UNSUPPORTED_IMAGE_MESSAGE } from '../src/features/tasks/task-rules.ts';
 import { fakeGateway, makeTask } from './support/fake-gateway.ts';
 
 let location = '';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAcceptedImage, isSubmitKey, promptWithImage, shouldShowUploadUrl, validatePrompt } from '../src/features/midjourney/prompt-rules.ts';
+import { isSubmitKey, promptWithImage, shouldShowUploadUrl, validatePrompt } from '../src/features/midjourney/prompt-rules.ts';
 import { EMPTY_PROMPT_MESSAGE } from '../src/features/midjourney/task-model.ts';
 
 describe('validatePrompt (spec §5: non-empty)', () => {
@@ -19,19 +19,6 @@ describe('isSubmitKey: Enter submits, Shift+Enter is a newline', () => {
     [{ key: 'Enter', shiftKey: false, isComposing: true }, false],
     [{ key: 'a', shiftKey: false }, false],
   ])('%j -> %s', (event, expected) => expect(isSubmitKey(event)).toBe(expected));
-});
-
-describe('isAcceptedImage (jpeg, png, gif, webp only)', () => {
-  it.each([
-    ['image/jpeg', true],
-    ['image/png', true],
-    ['image/gif', true],
-    ['image/webp', true],
-    ['image/svg+xml', false],
-    ['image/bmp', false],
-    ['application/pdf', false],
-    ['', false],
-  ])('%s -> %s', (type, expected) => expect(isAcceptedImage({ type })).toBe(expected));
 });
 
 describe('shouldShowUploadUrl: https URLs, or any URL in embedded mode', () => {

@@ -1,14 +1,16 @@
 import { matchRoutes } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../src/app.tsx';
+import { FaceswapRoute } from '../src/routes/faceswap.tsx';
 import { MidjourneyRoute } from '../src/routes/midjourney.tsx';
 
 type Element = { type: unknown; props: Record<string, unknown> };
 
-/** What a route renders: the Midjourney screen component, or the placeholder/heading test id. */
+/** What a route renders: a tool's screen component, or the placeholder/heading test id. */
 function screenOf(element: Element | undefined): string | null {
   if (!element) return null;
   if (element.type === MidjourneyRoute) return 'midjourney';
+  if (element.type === FaceswapRoute) return 'faceswap';
   return (element.props.testId ?? element.props['data-testid']) as string;
 }
 

@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   availableActions,
-  clampPercentage,
   downloadFileName,
-  failureMessage,
   gridImages,
   isMidjourneyTask,
-  mergeTaskUpdate,
   primaryImage,
   resultLayout,
   seedText,
-  statusLabel,
-  taskPhase,
   type MidjourneyTask,
 } from '../src/features/midjourney/task-model.ts';
 
@@ -69,57 +64,6 @@ describe('resultLayout (spec §4: grid for imagine, reroll, blend, variation, ou
   ])('%s -> %s', (type, expected) => expect(resultLayout(type)).toBe(expected));
 });
 
-describe('taskPhase (spec §4 statuses)', () => {
-  it.each([
-    ['staged', 'active'],
-    ['pending', 'active'],
-    ['processing', 'active'],
-    ['queued', 'active'],
-    ['submitted', 'active'],
-    ['starting', 'active'],
-    ['running', 'active'],
-    ['success', 'done'],
-    ['finished', 'done'],
-    ['failed', 'failed'],
-  ])('%s -> %s', (status, expected) => expect(taskPhase(status)).toBe(expected));
-});
-
-describe('clampPercentage', () => {
-  it.each([
-    [null, 0],
-    [undefined, 0],
-    [Number.NaN, 0],
-    [-5, 0],
-    [42.4, 42],
-    [100, 100],
-    [140, 100],
-  ])('%s -> %s', (value, expected) => expect(clampPercentage(value)).toBe(expected));
-});
-
-describe('mergeTaskUpdate: progress never goes backwards, a terminal row is never undone', () => {
-  it.each([
-    ['first row', null, task({ status: 'running', percentage: 10 }), 'running', 10],
-    ['progress forward', task({ status: 'running', percentage: 10 }), task({ status: 'running', percentage: 40 }), 'running', 40],
-    ['stale lower progress', task({ status: 'running', percentage: 60 }), task({ status: 'processing', percentage: 30 }), 'processing', 60],
-    ['active to success', task({ status: 'running', percentage: 60 }), task({ status: 'success', percentage: 100 }), 'success', 100],
-    ['active to failed', task({ status: 'running', percentage: 60 }), task({ status: 'failed', percentage: 60 }), 'failed', 60],
-    ['stale active after success', task({ status: 'success', percentage: 100 }), task({ status: 'running', percentage: 80 }), 'success', 100],
-    ['another task replaces', task({ id: 'a', status: 'success' }), task({ id: 'b', status: 'queued', percentage: 0 }), 'queued', 0],
-  ])('%s', (_name, current, next, status, percentage) => {
-    const merged = mergeTaskUpdate(current, next);
-    expect(merged.status).toBe(status);
-    expect(merged.percentage).toBe(percentage);
-  });
-});
-
-describe('statusLabel', () => {
-  it.each([
-    ['running', 'Running'],
-    ['queued', 'Queued'],
-    ['', ''],
-  ])('%s -> %s', (status, expected) => expect(statusLabel(status)).toBe(expected));
-});
-
 describe('gridImages: the four cells, else the composed grid picture', () => {
   it.each([
     ['four cells', task(), ['http://api/1.png', 'http://api/2.png', 'http://api/3.png', 'http://api/4.png'], null],
@@ -137,15 +81,6 @@ describe('primaryImage', () => {
     [task({ image_url: null }), 'http://api/1.png'],
     [task({ image_url: null, image_urls: null }), null],
   ])('%#', (t, expected) => expect(primaryImage(t)).toBe(expected));
-});
-
-describe('failureMessage', () => {
-  it.each([
-    [null, ''],
-    [{}, ''],
-    [{ message: null }, ''],
-    [{ message: '  Banned prompt: gore  ' }, 'Banned prompt: gore'],
-  ])('%j -> %s', (result, expected) => expect(failureMessage({ result })).toBe(expected));
 });
 
 describe('downloadFileName: named from the task id', () => {

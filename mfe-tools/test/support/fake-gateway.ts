@@ -1,6 +1,7 @@
 import { vi } from 'vitest';
-import type { LoadedTask, MidjourneyGateway } from '../../src/features/midjourney/gateway.ts';
+import type { MidjourneyGateway } from '../../src/features/midjourney/gateway.ts';
 import type { MidjourneyTask } from '../../src/features/midjourney/task-model.ts';
+import type { LoadedTask } from '../../src/features/tasks/task-store.ts';
 
 const cells = (id: string) => [1, 2, 3, 4].map((i) => `http://localhost:8080/media/${id}-${i}.png`);
 
@@ -26,7 +27,7 @@ export function makeTask(over: Partial<MidjourneyTask> = {}): MidjourneyTask {
  * An in-memory stand-in for the provider API + supabase-js: tasks by id, live watchers that a
  * test pushes rows to, and every call recorded by vi.fn.
  */
-export function fakeGateway(initial: LoadedTask[] = []) {
+export function fakeGateway(initial: LoadedTask<MidjourneyTask>[] = []) {
   const rows = new Map(initial.map((t) => [t.task.id, t]));
   const watchers = new Map<string, (task: MidjourneyTask) => void>();
   const unsubscribed: string[] = [];

@@ -44,7 +44,16 @@ export function searchPattern(search: string): string | null {
   return term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
 }
 
-/** Where the Midjourney tool can reopen a task (its grid, upscale and variation buttons). */
+/** The tool screens that reopen a task of their family (spec §2: both restore ?taskId=). */
+const TOOL_OF_FAMILY: Partial<Record<TaskFamily, string>> = {
+  // The Midjourney tool's grid, upscale and variation buttons; it refuses other types (spec §5).
+  midjourney: '/dashboard/tools/midjourney',
+  faceswap: '/dashboard/tools/faceswap',
+};
+
+/** Where a picture's Open goes: its tool with the task, or null when no tool reopens that type. */
 export function toolLinkOf(task: { id: string; type: string }): string | null {
-  return taskFamily(task.type) === 'midjourney' ? `/dashboard/tools/midjourney?taskId=${task.id}` : null;
+  const family = taskFamily(task.type);
+  const tool = family ? TOOL_OF_FAMILY[family] : undefined;
+  return tool ? `${tool}?taskId=${encodeURIComponent(task.id)}` : null;
 }

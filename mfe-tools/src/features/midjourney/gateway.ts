@@ -5,11 +5,10 @@ import { useMemo } from 'react';
 import { useApiClient, type ApiClient } from '@aim/shared-kit/api';
 import { useUserRow } from '@aim/shared-kit/session';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import { createTaskSource, fetchImage, type TaskSource, uploadImage } from '../tasks/task-store.ts';
 import type { MidjourneyTask, UpscaleType } from './task-model.ts';
 
-export type LoadedTask = { task: MidjourneyTask; archived: boolean };
-
-export type MidjourneyGateway = {
+export type MidjourneyGateway = TaskSource<MidjourneyTask> & {
   /** False until the user's API key is known: the API calls need it. */
   ready: boolean;
   imagine(prompt: string): Promise<string>;
@@ -21,13 +20,6 @@ export type MidjourneyGateway = {
   requestSeed(taskId: string): Promise<string>;
   fetchTask(taskId: string): Promise<{ status?: string; seed?: string | number | null }>;
   upload(file: File): Promise<string>;
-  /** The row from tasks, else from tasks_archive_1; null when neither has it. */
-  readTask(taskId: string): Promise<LoadedTask | null>;
-  /**
-   * Follows UPDATEs of one task row. `onLive` fires once the subscription is acknowledged, so
-   * the caller can re-read what changed before it. Returns the unsubscribe function.
-   */
-  watchTask(taskId: string, onRow: (task: MidjourneyTask) => void, onLive: () => void): () => void;
   toggleFavorite(taskId: string): Promise<boolean | null>;
   fetchImage(url: string): Promise<Blob>;
 };
@@ -36,20 +28,9 @@ type SupabaseClient = ReturnType<typeof getSupabaseClient>;
 
 type TaskIdAnswer = { task_id: string };
 
-/** PostgREST's code for `.single()` finding no row. */
-const NO_ROWS = 'PGRST116';
-
 function createMidjourneyGateway(api: ApiClient, supabase: SupabaseClient, email: string | null, ready: boolean): MidjourneyGateway {
   const post = async (path: string, body: unknown) => (await api.post<TaskIdAnswer>(path, body)).task_id;
-
-  async function readFrom(table: 'tasks' | 'tasks_archive_1', taskId: string): Promise<MidjourneyTask | null> {
-    const { data, error } = await supabase.from(table).select('*').eq('id', taskId).single();
-    if (error) {
-      if (error.code === NO_ROWS) return null;
-      throw new Error(error.message);
-    }
-    return data as MidjourneyTask;
-  }
+  const tasks = createTaskSource<MidjourneyTask>(supabase, 'mj-task');
 
   return {
     ready,
@@ -59,38 +40,15 @@ function createMidjourneyGateway(api: ApiClient, supabase: SupabaseClient, email
     reroll: (parentTaskId) => post('/pro/reroll', { parent_task_id: parentTaskId }),
     requestSeed: (taskId) => post('/pro/seed', { task_id: taskId }),
     fetchTask: (taskId) => api.post('/fetch', { task_id: taskId }),
-    async upload(file) {
-      const form = new FormData();
-      form.append('image', file);
-      return (await api.post<{ imageURL: string }>('/upload', form)).imageURL;
-    },
-    async readTask(taskId) {
-      const live = await readFrom('tasks', taskId);
-      if (live) return { task: live, archived: false };
-      const archived = await readFrom('tasks_archive_1', taskId);
-      return archived ? { task: archived, archived: true } : null;
-    },
-    watchTask(taskId, onRow, onLive) {
-      const channel = supabase
-        .channel(`mj-task:${taskId}`)
-        .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'tasks', filter: `id=eq.${taskId}` }, (payload) =>
-          onRow(payload.new as MidjourneyTask),
-        )
-        .subscribe((status) => {
-          if (status === 'SUBSCRIBED') onLive();
-        });
-      return () => void supabase.removeChannel(channel);
-    },
+    upload: (file) => uploadImage(api, file),
+    readTask: tasks.readTask,
+    watchTask: tasks.watchTask,
     async toggleFavorite(taskId) {
       const { data, error } = await supabase.rpc('toggle_favorite', { task_id: taskId, email });
       if (error) throw new Error(error.message);
       return typeof data === 'boolean' ? data : null;
     },
-    async fetchImage(url) {
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
-      return res.blob();
-    },
+    fetchImage,
   };
 }
 

@@ -13,14 +13,15 @@ import {
   primaryImage,
   resultLayout,
   seedText,
-  taskPhase,
   type MidjourneyTask,
   type UpscaleType,
 } from './task-model.ts';
 import { useMidjourneyTask } from './use-task.ts';
+import { failureMessage, taskPhase } from '../tasks/task-rules.ts';
 import { PromptBox } from './components/prompt-box.tsx';
 import { UploadImage } from './components/upload-image.tsx';
-import { ResultGrid, ResultSingle, TaskFailed, TaskProgress } from './components/task-result.tsx';
+import { ResultGrid, ResultSingle, TaskProgress } from './components/task-result.tsx';
+import { TaskFailed } from '../../components/task-failed.tsx';
 import { TaskActions } from './components/task-actions.tsx';
 
 const SEED_NOT_READY = 'The seed is not ready yet, please try again in a moment.';
@@ -249,7 +250,7 @@ function TaskView({
         )}
       </HStack>
       {phase === 'active' && <TaskProgress task={task} />}
-      {phase === 'failed' && <TaskFailed task={task} />}
+      {phase === 'failed' && <TaskFailed message={failureMessage(task)} refund={task.refund} />}
       {phase === 'done' && layout === 'grid' && (
         <ResultGrid task={task} withActions={actions.cellActions} busyKey={busyKey} disabled={creating} onUpscale={onUpscale} onVariation={onVariation} />
       )}

@@ -1,4 +1,3 @@
-import { ACCEPTED_IMAGE_TYPES } from '@aim/shared-kit/domain';
 import { EMPTY_PROMPT_MESSAGE } from './task-model.ts';
 
 /** Spec §5: the prompt must be non-empty (whitespace alone is empty). Null when acceptable. */
@@ -11,12 +10,7 @@ export function isSubmitKey(event: { key: string; shiftKey: boolean; isComposing
   return event.key === 'Enter' && !event.shiftKey && !event.isComposing;
 }
 
-export const UNSUPPORTED_IMAGE_MESSAGE = 'Only jpeg, png, gif and webp images can be uploaded.';
 export const INSECURE_UPLOAD_URL_MESSAGE = 'The image was uploaded, but the server returned a URL that is not https, so it is not shown.';
-
-export function isAcceptedImage(file: { type: string }): boolean {
-  return (ACCEPTED_IMAGE_TYPES as readonly string[]).includes(file.type);
-}
 
 /**
  * Spec §5 shows the uploaded image's URL only if it contains https. Embedded mode serves media

@@ -1,5 +1,6 @@
 // The Midjourney tool's rules (spec §2, §4, §5), kept free of React so they can be table-tested.
-import { isTerminalStatus, taskFamily } from '@aim/shared-kit/domain';
+import { taskFamily } from '@aim/shared-kit/domain';
+import { taskPhase } from '../tasks/task-rules.ts';
 
 /** The fields of a task row (spec §3) the tool reads. */
 export type MidjourneyTask = {
@@ -18,9 +19,7 @@ export type MidjourneyTask = {
 };
 
 // Spec texts: these must match exactly.
-export const TASK_FAILED = 'Task Failed';
 export const NOT_MIDJOURNEY_TASK = 'This task is not a Midjourney task!';
-export const ERROR_FETCHING_TASK = 'Error fetching task!';
 export const ERROR_DOWNLOADING_IMAGE = 'Error downloading image';
 
 export const EMPTY_PROMPT_MESSAGE = 'Enter a prompt to imagine.';
@@ -46,40 +45,6 @@ export function resultLayout(type: string): ResultLayout {
   return 'none';
 }
 
-export type TaskPhase = 'active' | 'failed' | 'done';
-
-/** Active statuses show a placeholder and progress; failed its message; success/finished results. */
-export function taskPhase(status: string): TaskPhase {
-  if (status === 'failed') return 'failed';
-  return isTerminalStatus(status) ? 'done' : 'active';
-}
-
-export function clampPercentage(value: number | null | undefined): number {
-  if (typeof value !== 'number' || Number.isNaN(value)) return 0;
-  return Math.min(100, Math.max(0, Math.round(value)));
-}
-
-/**
- * Folds a live update into the task on screen. Realtime can deliver an older row after a newer
- * read (the re-read on subscribe races the first events), so within one run progress keeps its
- * high-water mark and a terminal row is never replaced by an active one.
- */
-export function mergeTaskUpdate(current: MidjourneyTask | null, next: MidjourneyTask): MidjourneyTask {
-  if (!current || current.id !== next.id) return next;
-  const currentPhase = taskPhase(current.status);
-  const nextPhase = taskPhase(next.status);
-  if (currentPhase !== 'active' && nextPhase === 'active') return current;
-  if (currentPhase === 'active' && nextPhase === 'active') {
-    return { ...next, percentage: Math.max(clampPercentage(current.percentage), clampPercentage(next.percentage)) };
-  }
-  return next;
-}
-
-/** 'running' → 'Running'; the text beside the progress bar. */
-export function statusLabel(status: string): string {
-  return status ? status.charAt(0).toUpperCase() + status.slice(1) : '';
-}
-
 /** The pictures of a finished grid task: its four cells, or else the composed grid picture. */
 export function gridImages(task: Pick<MidjourneyTask, 'image_url' | 'image_urls'>): { cells: string[]; composite: string | null } {
   const cells = (task.image_urls ?? []).filter((u) => typeof u === 'string' && u.length > 0);
@@ -90,10 +55,6 @@ export function gridImages(task: Pick<MidjourneyTask, 'image_url' | 'image_urls'
 /** The one picture of a single-image result (or the picture Download saves). */
 export function primaryImage(task: Pick<MidjourneyTask, 'image_url' | 'image_urls'>): string | null {
   return task.image_url ?? task.image_urls?.find((u) => !!u) ?? null;
-}
-
-export function failureMessage(task: Pick<MidjourneyTask, 'result'>): string {
-  return task.result?.message?.trim() ?? '';
 }
 
 const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };

@@ -1,19 +1,9 @@
-import { Alert, Box, Button, HStack, Image, Progress, SimpleGrid, Skeleton, Spinner, Stack, Text } from '@chakra-ui/react';
-import {
-  clampPercentage,
-  failureMessage,
-  FURTHER_UPSCALES,
-  gridImages,
-  primaryImage,
-  statusLabel,
-  TASK_FAILED,
-  type MidjourneyTask,
-  type UpscaleType,
-} from '../task-model.ts';
+import { Box, Button, HStack, Image, SimpleGrid, Skeleton, Spinner, Stack, Text } from '@chakra-ui/react';
+import { TaskProgressBar } from '../../../components/task-progress-bar.tsx';
+import { FURTHER_UPSCALES, gridImages, primaryImage, type MidjourneyTask, type UpscaleType } from '../task-model.ts';
 
 /** Active statuses: a placeholder where the pictures will be, and the live progress. */
 export function TaskProgress({ task }: { task: MidjourneyTask }) {
-  const percentage = clampPercentage(task.percentage);
   return (
     <Stack gap="4" data-testid="task-active">
       <Box position="relative" w="full">
@@ -24,34 +14,8 @@ export function TaskProgress({ task }: { task: MidjourneyTask }) {
         </SimpleGrid>
         <Spinner position="absolute" inset="0" m="auto" size="xl" color="brand.fg" />
       </Box>
-      <Progress.Root value={percentage} colorPalette="brand" w="full" data-testid="task-progress">
-        <HStack justify="space-between" mb="1.5">
-          <Progress.Label data-testid="task-status">{statusLabel(task.status)}</Progress.Label>
-          <Progress.ValueText data-testid="task-percentage">{percentage}%</Progress.ValueText>
-        </HStack>
-        <Progress.Track>
-          <Progress.Range />
-        </Progress.Track>
-      </Progress.Root>
+      <TaskProgressBar status={task.status} percentage={task.percentage} />
     </Stack>
-  );
-}
-
-export function TaskFailed({ task }: { task: MidjourneyTask }) {
-  const message = failureMessage(task);
-  return (
-    <Alert.Root status="error" data-testid="task-failed">
-      <Alert.Indicator />
-      <Alert.Content>
-        <Alert.Title>{TASK_FAILED}</Alert.Title>
-        {message && <Alert.Description data-testid="task-failed-message">{message}</Alert.Description>}
-        {!!task.refund && (
-          <Text textStyle="sm" mt="1" data-testid="task-refund">
-            {task.refund} credits were refunded.
-          </Text>
-        )}
-      </Alert.Content>
-    </Alert.Root>
   );
 }
 

@@ -1,7 +1,8 @@
 import { useRef, useState } from 'react';
 import { Button, CloseButton, Dialog, Input, Portal, Stack, Text } from '@chakra-ui/react';
 import { ACCEPTED_IMAGE_TYPES } from '@aim/shared-kit/domain';
-import { INSECURE_UPLOAD_URL_MESSAGE, isAcceptedImage, shouldShowUploadUrl, UNSUPPORTED_IMAGE_MESSAGE } from '../prompt-rules.ts';
+import { isAcceptedImage, UNSUPPORTED_IMAGE_MESSAGE } from '../../tasks/task-rules.ts';
+import { INSECURE_UPLOAD_URL_MESSAGE, shouldShowUploadUrl } from '../prompt-rules.ts';
 
 type Props = {
   upload: (file: File) => Promise<string>;
