@@ -41,6 +41,29 @@ export interface ImageInput {
   contentType: string;
 }
 
+/** The person an AI photo upload shows (spec §3 AI photo upload inputs, §5 values). */
+export interface PhotoSubject {
+  gender: 'male' | 'female';
+  /** One of spec §5's ethnicities: asian, black, latino, middle eastern, native american, pacific islander, white, mixed, other. */
+  ethnicity: string;
+  age: number;
+}
+
+/**
+ * A trained AI photo identity, as its train task recorded it: what the training engine
+ * returned in `data` (a local identity profile, or an upstream model version), the pictures
+ * it kept (its result images, read back from the media store) and the upstream training id.
+ * Only the engine that trained it can generate from it (`engine`).
+ */
+export interface TrainedIdentity {
+  engine: string;
+  triggerWord: string;
+  subject: PhotoSubject;
+  data: Record<string, unknown>;
+  images: ImageInput[];
+  upstreamId?: string;
+}
+
 interface JobBase {
   /**
    * Set when a previous attempt already submitted the job upstream (reported through
@@ -60,11 +83,38 @@ export type EngineJob = JobBase &
     | { kind: 'ideogram-imagine'; prompt: string; seed?: number; aspectRatio?: AspectRatio }
     /** The face of `source` (spec: swap_image_url) put onto the face in `target` (target_image_url). */
     | { kind: 'faceswap'; source: ImageInput; target: ImageInput }
+    /** Checks and prepares the 10–30 photos of one person (spec: ai-photo-upload). */
+    | { kind: 'ai-photo-upload'; images: ImageInput[]; subject: PhotoSubject }
+    /** Learns the person of an upload's photos (spec: ai-photo-train). */
+    | { kind: 'ai-photo-train'; images: ImageInput[]; subject: PhotoSubject; triggerWord: string }
+    /** Photos of a trained person (spec: ai-photo-generate; the screen asks for 4). */
+    | {
+        kind: 'ai-photo-generate';
+        identity: TrainedIdentity;
+        prompt: string;
+        count: number;
+        aspectRatio?: AspectRatio;
+        width?: number;
+        height?: number;
+        seed?: number;
+      }
   );
 
 export type EngineJobKind = EngineJob['kind'];
 
-export const ENGINE_JOB_KINDS: readonly EngineJobKind[] = ['imagine', 'reroll', 'variation', 'upscale', 'seed', 'flux-imagine', 'ideogram-imagine', 'faceswap'];
+export const ENGINE_JOB_KINDS: readonly EngineJobKind[] = [
+  'imagine',
+  'reroll',
+  'variation',
+  'upscale',
+  'seed',
+  'flux-imagine',
+  'ideogram-imagine',
+  'faceswap',
+  'ai-photo-upload',
+  'ai-photo-train',
+  'ai-photo-generate',
+];
 
 /** Image bytes rendered here, or a URL an upstream serves (to be copied into our store). */
 export type EngineImage =
@@ -80,8 +130,12 @@ export interface EngineResult {
   simulated: boolean;
   /** A human-readable line about how the result was made. */
   note?: string;
-  /** `grid`: `image` is the 2×2 composition of `images`; `none`: no picture (seed). */
-  layout: 'grid' | 'single' | 'none';
+  /**
+   * `grid`: `image` is the 2×2 composition of `images`; `single`: one picture; `set`: several
+   * pictures of equal rank (AI photos: `image_urls`, the first also `image_url`); `none`: no
+   * picture (seed, an upload check).
+   */
+  layout: 'grid' | 'single' | 'set' | 'none';
   /** The primary picture (Task.image_url). */
   image?: EngineImage;
   /** The individual pictures (Task.image_urls): the four cells of a grid, or the single one. */
@@ -90,6 +144,13 @@ export interface EngineResult {
   width?: number;
   height?: number;
   upstreamId?: string;
+  /**
+   * What else the run found, kept in the task's `result` under these keys (JSON): an upload's
+   * per-photo verdicts, a training's identity profile or upstream model version, a
+   * generation's identity scores. Keys must not clash with the worker's own (engine, method,
+   * simulated, note, layout, width, height, upstream_id, message, code).
+   */
+  data?: Record<string, unknown>;
 }
 
 /** Non-terminal task statuses of spec §4 that an engine can report while it works. */

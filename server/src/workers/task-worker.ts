@@ -363,6 +363,10 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       if (!image) throw new EngineError('internal', GENERIC_ENGINE_FAILURE, { detail: 'single result without an image' });
       imageUrl = await store(task, image, 'image');
       imageUrls = [imageUrl];
+    } else if (result.layout === 'set') {
+      if (result.images.length === 0) throw new EngineError('internal', GENERIC_ENGINE_FAILURE, { detail: 'set result without images' });
+      imageUrls = await Promise.all(result.images.map((img, i) => store(task, img, String(i + 1))));
+      imageUrl = imageUrls[0];
     }
     const summary: Record<string, unknown> = {
       engine: result.engine,
@@ -374,6 +378,8 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     if (result.width) summary.width = result.width;
     if (result.height) summary.height = result.height;
     if (result.upstreamId) summary.upstream_id = result.upstreamId;
+    // what else the engine found (an identity profile, per-photo verdicts), never over the keys above
+    for (const [key, value] of Object.entries(result.data ?? {})) if (!(key in summary)) summary[key] = value;
     return { imageUrl, imageUrls, seed: result.seed === undefined ? null : String(result.seed), result: summary };
   }
 

@@ -257,7 +257,10 @@ export function createLocalEngine(options: LocalEngineOptions = {}): Engine {
           if (job.parent.seed === undefined) throw new EngineError('invalid_input', 'The seed of this task is not known.');
           return { engine: 'local', method: 'seed', simulated: false, layout: 'none', images: [], seed: job.parent.seed };
         case 'faceswap':
-          throw new EngineError('unsupported', 'This engine cannot run this task.', { detail: 'faceswap runs on a face engine' });
+        case 'ai-photo-upload':
+        case 'ai-photo-train':
+        case 'ai-photo-generate':
+          throw new EngineError('unsupported', 'This engine cannot run this task.', { detail: `${job.kind} runs on a face engine` });
         default: {
           const unknown: never = job;
           throw new EngineError('unsupported', 'This engine cannot run this task.', { detail: JSON.stringify(unknown) });

@@ -119,7 +119,7 @@ export function createMidjourneyProxyEngine(options: MidjourneyProxyOptions): En
     return button.customId;
   }
 
-  async function submit(job: Exclude<EngineJob, { kind: 'seed' | 'flux-imagine' | 'ideogram-imagine' | 'faceswap' }>, signal: AbortSignal): Promise<string> {
+  async function submit(job: Extract<EngineJob, { kind: 'imagine' | 'reroll' | 'variation' | 'upscale' }>, signal: AbortSignal): Promise<string> {
     const hook = options.notifyHook ? { notifyHook: options.notifyHook } : {};
     let path: string;
     let body: Record<string, unknown>;
@@ -219,7 +219,7 @@ export function createMidjourneyProxyEngine(options: MidjourneyProxyOptions): En
     kinds: KINDS,
     async execute(job, report, signal) {
       if (job.kind === 'seed') return seed(job.parent, signal);
-      if (job.kind === 'flux-imagine' || job.kind === 'ideogram-imagine' || job.kind === 'faceswap') {
+      if (job.kind !== 'imagine' && job.kind !== 'reroll' && job.kind !== 'variation' && job.kind !== 'upscale') {
         throw new EngineError('unsupported', `This engine cannot run ${job.kind} tasks.`);
       }
       let id = job.resumeUpstreamId;

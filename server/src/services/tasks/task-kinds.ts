@@ -18,7 +18,18 @@ export function variationTaskType(index: CellIndex): string {
 
 /** The engine job kind that produces a task of `type`, or undefined when we do not run that type. */
 export function engineKindOf(type: string): EngineJobKind | undefined {
-  if (type === 'imagine' || type === 'reroll' || type === 'seed' || type === 'flux-imagine' || type === 'ideogram-imagine' || type === 'faceswap') return type;
+  if (
+    type === 'imagine' ||
+    type === 'reroll' ||
+    type === 'seed' ||
+    type === 'flux-imagine' ||
+    type === 'ideogram-imagine' ||
+    type === 'faceswap' ||
+    type === 'ai-photo-upload' ||
+    type === 'ai-photo-train' ||
+    type === 'ai-photo-generate'
+  )
+    return type;
   if (/^variation-[1-4]$/.test(type)) return 'variation';
   if (/^upscale(#[1-4]|-(subtle|creative|2x|4x))$/.test(type)) return 'upscale';
   return undefined;
