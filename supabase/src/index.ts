@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { bodyLimit } from 'hono/body-limit';
+import { readableBodyLimit } from './http/body-limit.ts';
 import type { Db } from './db/index.ts';
 import type { LocalSupabaseConfig } from './config.ts';
 import type { LocalContext } from './context.ts';
@@ -63,11 +63,11 @@ export function createLocalSupabase(opts: { db: Db; config: LocalSupabaseConfig;
   // PostgREST and GoTrue refuse huge bodies; so do we (413, not a crash).
   app.use(
     '*',
-    bodyLimit({
+    // the rest of an oversized body is read first, so clients that write it all before
+    // reading (Python's http.client, Node's http) see the 413 instead of a broken pipe
+    readableBodyLimit({
       maxSize: 1024 * 1024,
-      onError: (c) =>
-        // the rest of the body is never read: close the connection so it is not reused mid-stream
-        c.json({ code: 'PGRST413', message: 'Payload Too Large', details: null, hint: null }, 413, { connection: 'close' }),
+      tooLarge: (c) => c.json({ code: 'PGRST413', message: 'Payload Too Large', details: null, hint: null }, 413, { connection: 'close' }),
     }),
   );
   app.route('/auth/v1', createAuthApp(ctx));
