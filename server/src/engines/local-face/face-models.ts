@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Tensor } from '@tensorflow/tfjs-core';
-import type { Config, Human } from '@vladmandic/human';
+import type { Config, FaceResult, Human } from '@vladmandic/human';
 import type { RgbImage } from './protocol.ts';
 
 export type Point = [number, number];
@@ -21,6 +21,12 @@ export interface DetectedFace {
   mesh: Point[];
   /** faceres identity embedding, L2-normalised; empty when the model gave none. */
   embedding: number[];
+  /** Head rotation from the mesh, in radians (0 facing the camera); absent when human gave none. */
+  rotation?: { yaw: number; pitch: number; roll: number };
+  /** faceres' age and gender estimates, when it gave them. */
+  age?: number;
+  gender?: 'female' | 'male';
+  genderScore?: number;
 }
 
 export interface FaceModels {
@@ -112,6 +118,19 @@ export function cosineSimilarity(a: readonly number[], b: readonly number[]): nu
   return dot;
 }
 
+/** The optional estimates human adds to a face (pose from the mesh, faceres' age and gender). */
+function faceAttributes(face: FaceResult): Pick<DetectedFace, 'rotation' | 'age' | 'gender' | 'genderScore'> {
+  const attributes: Pick<DetectedFace, 'rotation' | 'age' | 'gender' | 'genderScore'> = {};
+  const angle = face.rotation?.angle;
+  if (angle) attributes.rotation = { yaw: angle.yaw, pitch: angle.pitch, roll: angle.roll };
+  if (typeof face.age === 'number' && face.age > 0) attributes.age = face.age;
+  if (face.gender === 'female' || face.gender === 'male') {
+    attributes.gender = face.gender;
+    if (typeof face.genderScore === 'number') attributes.genderScore = face.genderScore;
+  }
+  return attributes;
+}
+
 export async function loadFaceModels(): Promise<FaceModels> {
   const humanDir = packageDir(require.resolve('@vladmandic/human'));
   const wasmDir = `${path.join(packageDir(require.resolve('@tensorflow/tfjs-backend-wasm')), 'dist')}${path.sep}`;
@@ -134,6 +153,7 @@ export async function loadFaceModels(): Promise<FaceModels> {
           box: [face.box[0], face.box[1], face.box[2], face.box[3]] as DetectedFace['box'],
           mesh: face.mesh.map((point): Point => [point[0], point[1]]),
           embedding: normalise(face.embedding ?? []),
+          ...faceAttributes(face),
         }))
         .sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
     } finally {

@@ -1,9 +1,12 @@
 /**
- * @module The face worker thread: loads the models on its first request, then answers swap
- * and embed requests one at a time (see face-worker-client.ts for the main-thread side).
- * Everything heavy (WASM inference, the pixel loops) runs here, off the main event loop.
+ * @module The face worker thread: loads the models on its first request, then answers swap,
+ * embed and (AI photos) analyse requests one at a time (see face-worker-client.ts for the
+ * main-thread side). Everything heavy (WASM inference, the pixel loops) runs here, off the
+ * main event loop.
  */
 import { parentPort } from 'node:worker_threads';
+import { alignedFaceArea, alignFace } from './ai-photos/align.ts';
+import { describeFace, laplacianSharpness, skinColour } from './ai-photos/face-measures.ts';
 import { cosineSimilarity, type DetectedFace, type FaceModels, loadFaceModels, type Point } from './face-models.ts';
 import type { FaceWorkerRequest, FaceWorkerResponse, PreparedImage, RgbImage, SwapOutcome, SwapStage } from './protocol.ts';
 import { swapFace } from './swap.ts';
@@ -27,23 +30,42 @@ function faceModels(): Promise<FaceModels> {
 }
 
 function post(response: FaceWorkerResponse): void {
-  const transfer = response.type === 'swapped' ? [response.outcome.image.data.buffer as ArrayBuffer] : [];
+  const transfer =
+    response.type === 'swapped'
+      ? [response.outcome.image.data.buffer as ArrayBuffer]
+      : response.type === 'analysed' && response.aligned
+        ? [response.aligned.image.data.buffer as ArrayBuffer]
+        : [];
   parentPort?.postMessage(response, transfer);
 }
 
-/** The largest face of an image, its mesh scaled from the detection copy back to `pixels`. */
-async function largestFace(image: PreparedImage): Promise<DetectedFace | undefined> {
+/** Every face of an image, largest first, boxes and meshes scaled from the detection copy back to `pixels`. */
+async function detectAll(image: PreparedImage): Promise<DetectedFace[]> {
   const detection = image.detection ?? image.pixels;
-  const [face] = await (await faceModels()).detectFaces(detection);
-  if (!face) return undefined;
+  const faces = await (await faceModels()).detectFaces(detection);
   const sx = image.pixels.width / detection.width;
   const sy = image.pixels.height / detection.height;
-  if (sx === 1 && sy === 1) return face;
-  return {
+  if (sx === 1 && sy === 1) return faces;
+  return faces.map((face) => ({
+    ...face,
     box: [face.box[0] * sx, face.box[1] * sy, face.box[2] * sx, face.box[3] * sy],
     mesh: face.mesh.map(([x, y]): Point => [x * sx, y * sy]),
-    embedding: face.embedding,
-  };
+  }));
+}
+
+/** The largest face of an image (see detectAll). */
+async function largestFace(image: PreparedImage): Promise<DetectedFace | undefined> {
+  return (await detectAll(image))[0];
+}
+
+/** Every face measured; with `alignSize`, the largest also cut out upright, with its sharpness and skin colour. */
+async function analyse(request: Extract<FaceWorkerRequest, { type: 'analyse' }>): Promise<FaceWorkerResponse> {
+  const faces = (await detectAll(request.image)).map(describeFace);
+  const [largest] = faces;
+  if (!largest || !request.alignSize) return { id: request.id, type: 'analysed', faces };
+  const image = alignFace(request.image.pixels, largest.eyes, request.alignSize);
+  const aligned = { image, sharpness: laplacianSharpness(image, alignedFaceArea(request.alignSize)), skin: skinColour(request.image.pixels, largest) };
+  return { id: request.id, type: 'analysed', faces, aligned };
 }
 
 /** `region` grown by `grow` of its size on each side, cut out of `image` and shrunk to fit `maxSide`. */
@@ -101,6 +123,12 @@ async function handle(request: FaceWorkerRequest): Promise<void> {
   try {
     if (request.type === 'swap') {
       post({ id: request.id, type: 'swapped', outcome: await swap(request) });
+    } else if (request.type === 'analyse') {
+      post(await analyse(request));
+    } else if (request.type === 'swap-onto') {
+      const { triangles } = await faceModels();
+      const { image } = swapFace({ ...request, triangles });
+      post({ id: request.id, type: 'swapped', outcome: { image } });
     } else {
       const face = await largestFace(request.image);
       post({ id: request.id, type: 'embedded', embedding: face ? face.embedding : null });

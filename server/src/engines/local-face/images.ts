@@ -60,7 +60,8 @@ export async function prepareImage(input: Buffer, which: 'source' | 'target', op
     const pixels = await toRgb(
       options.maxSide && longest > options.maxSide ? oriented().resize(options.maxSide, options.maxSide, { fit: 'inside' }) : oriented(),
     );
-    if (longest <= options.detectionSize) return { pixels };
+    // the pixels are the detector's copy when they are already small enough
+    if (longest <= options.detectionSize || (options.maxSide !== undefined && options.maxSide <= options.detectionSize)) return { pixels };
     const detection = await toRgb(oriented().resize(options.detectionSize, options.detectionSize, { fit: 'inside' }));
     return { pixels, detection };
   } catch (error) {
@@ -72,5 +73,12 @@ export async function prepareImage(input: Buffer, which: 'source' | 'target', op
 export async function encodePng(image: RgbImage): Promise<Buffer> {
   return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
     .png({ compressionLevel: 6 })
+    .toBuffer();
+}
+
+/** A picture as JPEG (quality 90, mozjpeg): AI photo crops and generations. */
+export async function encodeJpeg(image: RgbImage): Promise<Buffer> {
+  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
+    .jpeg({ quality: 90, mozjpeg: true })
     .toBuffer();
 }

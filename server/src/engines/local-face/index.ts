@@ -1,13 +1,19 @@
 /**
- * @module The local face-swap engine (local-engine.md §2, §5): a real swap on CPU, not a
- * simulation. Both pictures are decoded here (sharp); face detection, the 468-point mesh, the
- * piecewise-affine warp, the colour, shading and blend run in one worker thread per process
- * (face-worker.ts), so the event loop of the process that hosts the engine (in embedded mode
- * the API itself) stays free. The largest face of the source goes onto the largest face of
- * the target; the result is a PNG of the target's size.
+ * @module The local face engine (local-engine.md §2, §4, §5): a real swap on CPU, not a
+ * simulation, and the AI photo work built on it (ai-photos/: upload checks, an identity
+ * profile from face analysis instead of generative training, template face swaps instead of
+ * generation; each says so in its result). Pictures are decoded here (sharp); face detection,
+ * the 468-point mesh, the piecewise-affine warp, the colour, shading and blend run in one
+ * worker thread per process (face-worker.ts), so the event loop of the process that hosts the
+ * engine (in embedded mode the API itself) stays free. The largest face of the source goes
+ * onto the largest face of the target; the result is a PNG of the target's size.
  */
 import { defineEngine, throwIfAborted } from '../define-engine.ts';
 import { type Engine, EngineError, type EngineImage, type EngineResult } from '../engine.ts';
+import { runGenerate } from './ai-photos/generate.ts';
+import { type AiPhotoOptions, aiPhotoSettings } from './ai-photos/settings.ts';
+import { runTrain } from './ai-photos/train.ts';
+import { runUpload } from './ai-photos/upload.ts';
 import { closeFaceWorker, requestFaceWork } from './face-worker-client.ts';
 import { encodePng, prepareImage } from './images.ts';
 import type { SwapOutcome, SwapStage } from './protocol.ts';
@@ -21,6 +27,8 @@ export interface LocalFaceEngineOptions {
   maxSourceSide?: number;
   /** Re-detect the result to report identity similarity before/after (one more detection pass). Default true. */
   scoreIdentity?: boolean;
+  /** AI photo uploads, trainings and generations (see ai-photos/settings.ts). */
+  aiPhotos?: AiPhotoOptions;
 }
 
 /** Progress after each stage; decoding is 5–10, encoding 90–100. */
@@ -44,11 +52,15 @@ export function createLocalFaceEngine(options: LocalFaceEngineOptions = {}): Eng
   const detectionSize = options.detectionSize ?? 1024;
   const maxSourceSide = options.maxSourceSide ?? 2048;
   const scoreIdentity = options.scoreIdentity ?? true;
+  const aiPhotos = aiPhotoSettings(options.aiPhotos ?? {}, maxPixels, detectionSize);
 
   return defineEngine({
     name: 'local-face',
-    kinds: ['faceswap'],
+    kinds: ['faceswap', 'ai-photo-upload', 'ai-photo-train', 'ai-photo-generate'],
     async execute(job, report, signal): Promise<EngineResult> {
+      if (job.kind === 'ai-photo-upload') return runUpload(job, aiPhotos, report, signal);
+      if (job.kind === 'ai-photo-train') return runTrain(job, aiPhotos, report, signal);
+      if (job.kind === 'ai-photo-generate') return runGenerate(job, aiPhotos, report, signal);
       if (job.kind !== 'faceswap') throw new EngineError('unsupported', 'This engine cannot run this task.', { detail: job.kind });
       report({ percentage: 5, status: 'processing' });
       const [source, target] = await Promise.all([

@@ -22,7 +22,7 @@ export interface WarpedFace {
 }
 
 /** The source colour at a fractional position, bilinear, clamped to the image. */
-function sampleBilinear(image: RgbImage, x: number, y: number, out: Float32Array, at: number): void {
+export function sampleBilinear(image: RgbImage, x: number, y: number, out: Float32Array, at: number): void {
   const { data, width, height } = image;
   const cx = Math.min(Math.max(x, 0), width - 1);
   const cy = Math.min(Math.max(y, 0), height - 1);
