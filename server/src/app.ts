@@ -16,6 +16,7 @@ import { requestLog } from './middleware/request-log/index.ts';
 import { openApiDocument } from './openapi/document.ts';
 import { createRouter } from './openapi/router.ts';
 import { accountRoutes } from './routes/account.ts';
+import { aiPhotoRoutes, aiPhotoUploadRoutes } from './routes/ai-photos.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import { maybeAutoTopUp } from './services/billing/auto-topup.ts';
@@ -78,8 +79,9 @@ export function createApiApp(deps: {
       maxAge: 600,
     }),
   );
-  // before the JSON body limit: it brings its own, sized for an image
+  // before the JSON body limit: they bring their own, sized for an image and for 30 photos
   app.route('/', uploadRoutes(tasks));
+  app.route('/', aiPhotoUploadRoutes(tasks));
   app.use(
     bodyLimit({
       maxSize: ctx.config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -93,6 +95,7 @@ export function createApiApp(deps: {
   app.route('/', billingRoutes(ctx, billing));
   app.route('/', stripeWebhookRoutes(billing));
   app.route('/', taskRoutes(tasks));
+  app.route('/', aiPhotoRoutes(tasks));
   app.route('/', mediaRoutes(tasks));
 
   app.onError(errorHandler(ctx.log));

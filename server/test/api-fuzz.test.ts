@@ -23,7 +23,8 @@ import {
   type OpenApiDocument,
   type Operation,
 } from './support/openapi-fuzz.ts';
-import { grantCredits, openTestDb, taskHarness, waitForTask, type TaskHarness } from './support/tasks.ts';
+import { createLocalEngine } from '../src/engines/local/index.ts';
+import { grantCredits, openTestDb, scriptedEngine, TEST_CELL_SIZE, taskHarness, waitForTask, type TaskHarness } from './support/tasks.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_511);
 // runs per operation: a few seconds per database leg on a 2-core machine
@@ -53,24 +54,45 @@ describe.each(testDatabaseKinds())('fuzzing every operation of /openapi.json on 
 
   beforeAll(async () => {
     db = await openTestDb(kind);
-    h = await taskHarness(db);
+    // the AI photo kinds on a scripted engine, so their submits reach the task (the local face engine is not needed here)
+    h = await taskHarness(db, [
+      createLocalEngine({ cellSize: TEST_CELL_SIZE }),
+      scriptedEngine('ai-photos', ['ai-photo-upload', 'ai-photo-train', 'ai-photo-generate']),
+    ]);
     const user = await createUser(db);
     await grantCredits(db, user.id, 1_000_000);
     const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 10, g: 200, b: 90 } } })
       .png()
       .toBuffer();
-    state = { apiKey: user.apiKey, learned: new Map(), png };
+    // 32 distinct photos: more than the 30 an AI photo upload takes
+    const photos = await Promise.all(
+      Array.from({ length: 32 }, async (_, i) =>
+        (
+          await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: i * 7, g: 255 - i * 5, b: 90 } } })
+            .png()
+            .toBuffer()
+        ).toString('base64'),
+      ),
+    );
+    state = { apiKey: user.apiKey, learned: new Map(), png, photos };
     doc = (await (await h.app.request('/openapi.json')).json()) as OpenApiDocument;
     operations = operationsOf(doc);
 
     // one finished task, so variations, upscales, rerolls and seeds can get past "not found"
     const worker = h.worker();
     await worker.start();
-    const res = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'a lighthouse on a cliff' } });
-    const { task_id } = (await res.json()) as { task_id: string };
-    await waitForTask(db, task_id);
+    const finished = async (path: string, json: unknown) => {
+      const res = await post(h.app, path, { key: user.apiKey, json });
+      const { task_id } = (await res.json()) as { task_id: string };
+      await waitForTask(db, task_id);
+      learnFrom(state, { task_id });
+      return task_id;
+    };
+    await finished('/pro/imagine', { prompt: 'a lighthouse on a cliff' });
+    // and an AI photo upload and its training, so train and generate can get past "not found"
+    const upload = await finished('/ai-photo-upload', { images: photos.slice(0, 10), ethnicity: 'other', gender: 'male', age: 30 });
+    await finished('/ai-photo-train', { training_images_id: upload, trigger_word: 'FUZZER' });
     await worker.stop();
-    learnFrom(state, { task_id });
   });
   afterAll(async () => {
     // a 5xx the fuzz did not see (e.g. logged and answered late) still fails the suite
@@ -79,8 +101,8 @@ describe.each(testDatabaseKinds())('fuzzing every operation of /openapi.json on 
     await db?.close();
   });
 
-  /** Sends one request; throws unless the answer is below 500 and a 4xx has the error contract. */
-  async function send(req: FuzzRequest): Promise<void> {
+  /** Sends one request; throws unless the answer is below 500 and a 4xx has the error contract. Answers the status and body. */
+  async function send(req: FuzzRequest): Promise<{ status: number; text: string }> {
     const headers = new Headers();
     const authorization = authorizationOf(req, state.apiKey);
     if (authorization !== undefined) headers.set('authorization', authorization);
@@ -99,11 +121,21 @@ describe.each(testDatabaseKinds())('fuzzing every operation of /openapi.json on 
       if (typeof body.api_key === 'string') state.apiKey = body.api_key;
       learnFrom(state, body);
     }
+    return { status: res.status, text };
   }
 
   it('should read the operations out of the document (bodies, path parameters, security)', () => {
     expect(operations.map((op) => `${op.method} ${op.path}`)).toEqual(
-      expect.arrayContaining(['POST /upload', 'GET /media/{key}', 'GET /health', 'POST /pro/imagine', 'POST /auth/updateWebhookURL']),
+      expect.arrayContaining([
+        'POST /upload',
+        'GET /media/{key}',
+        'GET /health',
+        'POST /pro/imagine',
+        'POST /auth/updateWebhookURL',
+        'POST /ai-photo-upload',
+        'POST /ai-photo-train',
+        'POST /ai-photo-generate',
+      ]),
     );
     expect(operations.find((op) => op.path === '/upload')).toMatchObject({ authed: true, multipart: true });
     expect(operations.find((op) => op.path === '/media/{key}')?.pathParams.map((p) => p.name)).toEqual(['key']);
@@ -112,11 +144,18 @@ describe.each(testDatabaseKinds())('fuzzing every operation of /openapi.json on 
   it.each(['authenticated', 'anonymous'] as const)(
     'should answer %s hostile requests to every operation without a 5xx, with the error contract',
     async (mode) => {
+      // per operation, the answers that only its service gives: validation passed, the handler ran
+      const reached = new Map<string, string[]>();
       for (const [i, op] of operations.entries()) {
         const seed = SEED + i;
+        const seen: string[] = [];
+        reached.set(`${op.method} ${op.path}`, seen);
         try {
           await fc.assert(
-            fc.asyncProperty(requestsFor(doc, state, op, mode === 'authenticated'), (req) => send(req)),
+            fc.asyncProperty(requestsFor(doc, state, op, mode === 'authenticated'), async (req) => {
+              const { status, text } = await send(req);
+              if (status === 200 || status === 402 || status === 409 || text.includes('"Task not found"')) seen.push(`${status}`);
+            }),
             { seed, numRuns: Math.ceil(RUNS[mode] * SCALE) },
           );
         } catch (e) {
@@ -124,6 +163,13 @@ describe.each(testDatabaseKinds())('fuzzing every operation of /openapi.json on 
             `fuzz of ${op.method} ${op.path} (${mode}) failed: replay with FUZZ_SEED=${SEED} (seed of this operation ${seed})\n${(e as Error).message}\n${String((e as Error).cause ?? '')}`,
           );
         }
+      }
+      // the photos and ids the fuzz is given get requests through validation into the services:
+      // an upload all the way to a task; a training or a generation at least to the service's
+      // own 404 or 409 (most ids it learns are of uploads it made itself, still pending)
+      if (mode === 'authenticated') {
+        expect(reached.get('POST /ai-photo-upload')).toContain('200');
+        for (const path of ['/ai-photo-train', '/ai-photo-generate']) expect(reached.get(`POST ${path}`), path).not.toEqual([]);
       }
     },
   );

@@ -28,6 +28,9 @@ const GENERATION_PATHS = [
   '/flux/imagine',
   '/ideogram/imagine',
   '/faceswap',
+  '/ai-photo-upload',
+  '/ai-photo-train',
+  '/ai-photo-generate',
 ];
 // what anyone may read without a key: the health check and stored media (URLs handed to users)
 const PUBLIC_OPERATIONS = ['GET /health', 'GET /media/{key}', 'GET /openapi.json', 'GET /docs'];

@@ -36,6 +36,8 @@ export interface TaskRow {
   mode: string | null;
   created_at: Date;
   updated_at: Date;
+  /** When an AI photo upload or training can no longer be used (null: never). */
+  expires_at: Date | null;
   /** True when the row was read from tasks_archive_1. */
   archived: boolean;
 }
@@ -51,6 +53,7 @@ export interface NewTask {
   parentId?: string | null;
   mode?: string | null;
   inputData?: Record<string, unknown> | null;
+  expiresAt?: Date | null;
 }
 
 export interface TaskSuccess {
@@ -61,7 +64,7 @@ export interface TaskSuccess {
 }
 
 const COLUMNS = `id, user_id, email, type, status, percentage, complete, prompt, parent_prompt, parent_id,
-  image_url, image_urls, cost, refund, result, seed, input_data, mode, created_at, updated_at`;
+  image_url, image_urls, cost, refund, result, seed, input_data, mode, created_at, updated_at, expires_at`;
 
 const NOT_TERMINAL = `status not in ('success', 'finished', 'failed')`;
 
@@ -69,8 +72,8 @@ export function taskRepository(q: Queryable) {
   return {
     async insert(task: NewTask): Promise<TaskRow> {
       const { rows } = await q.query<TaskRow>(
-        `insert into public.tasks (id, user_id, email, type, status, cost, prompt, parent_prompt, parent_id, mode, input_data)
-         values ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10)
+        `insert into public.tasks (id, user_id, email, type, status, cost, prompt, parent_prompt, parent_id, mode, input_data, expires_at)
+         values ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11)
          returning ${COLUMNS}, false as archived`,
         [
           task.id,
@@ -83,9 +86,16 @@ export function taskRepository(q: Queryable) {
           task.parentId ?? null,
           task.mode ?? null,
           task.inputData ?? null,
+          task.expiresAt ?? null,
         ],
       );
       return rows[0];
+    },
+
+    /** The user's balance, for a check before work that should not be done for nothing (the hold decides). */
+    async creditsOf(userId: string): Promise<number> {
+      const { rows } = await q.query<{ credits: number }>('select credits from public.mdusers where id = $1', [userId]);
+      return rows[0]?.credits ?? 0;
     },
 
     async setWebhook(taskId: string, url: string | null, secret: string | null): Promise<void> {
@@ -139,6 +149,20 @@ export function taskRepository(q: Queryable) {
       return rows[0];
     },
 
+    /**
+     * The pictures of a running task stored so far (several of equal rank, stored one by one),
+     * shown before it ends; a terminal task is left alone.
+     */
+    async recordImages(taskId: string, imageUrls: string[]): Promise<TaskRow | undefined> {
+      const { rows } = await q.query<TaskRow>(
+        `update public.tasks set image_url = $2, image_urls = $3
+          where id = $1 and ${NOT_TERMINAL}
+         returning ${COLUMNS}, false as archived`,
+        [taskId, imageUrls[0] ?? null, imageUrls],
+      );
+      return rows[0];
+    },
+
     async markSucceeded(taskId: string, success: TaskSuccess): Promise<TaskRow | undefined> {
       const { rows } = await q.query<TaskRow>(
         `update public.tasks set status = 'success', percentage = 100, complete = true,
@@ -150,10 +174,13 @@ export function taskRepository(q: Queryable) {
       return rows[0];
     },
 
-    /** Fails a task and records its refund; the percentage stays where the run got to. */
+    /**
+     * Fails a task and records its refund; the percentage stays where the run got to, pictures
+     * stored before the failure are not shown.
+     */
     async markFailed(taskId: string, result: Record<string, unknown>, refund: number): Promise<TaskRow | undefined> {
       const { rows } = await q.query<TaskRow>(
-        `update public.tasks set status = 'failed', complete = true, result = $2, refund = $3
+        `update public.tasks set status = 'failed', complete = true, result = $2, refund = $3, image_url = null, image_urls = null
           where id = $1 and ${NOT_TERMINAL}
          returning ${COLUMNS}, false as archived`,
         [taskId, result, refund],

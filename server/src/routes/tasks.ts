@@ -9,7 +9,6 @@ import type { ApiDeps } from '../context.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
 import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
-import { MAX_WEBHOOK_URL_LENGTH } from '../services/account/webhook-url.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
 import { fetchTask } from '../services/tasks/fetch-task.ts';
 import { submitFaceswap } from '../services/tasks/submit-faceswap.ts';
@@ -19,23 +18,19 @@ import { ASPECT_RATIOS, UPSCALE_TYPE_NAMES } from '../services/tasks/task-kinds.
 import { MAX_IMAGE_BYTES } from '../storage/image-fetcher.ts';
 import { MAX_IMAGE_URL_LENGTH } from '../storage/image-url.ts';
 import type { MediaStore } from '../storage/media-store.ts';
-
-const MAX_PROMPT_LENGTH = 4000;
-
-const EXAMPLE_TASK_ID = '3b0c7c52-9a7e-4f55-a6a1-0c8f0f1d2e3a';
-const EXAMPLE_PARENT_ID = '8d2f1a64-5b3c-4e7d-9f10-2a3b4c5d6e7f';
-
-const required = (what: string) => ({ error: (issue: { input: unknown }) => (issue.input === undefined ? 'Required' : `Must be ${what}`) });
-
-const Prompt = z
-  .string(required('a string'))
-  .trim()
-  .min(1, 'Prompt must not be empty')
-  .max(MAX_PROMPT_LENGTH, `At most ${MAX_PROMPT_LENGTH} characters`)
-  .openapi({ description: `What to picture (1–${MAX_PROMPT_LENGTH} characters, trimmed).`, example: 'a lighthouse on a cliff at sunset' });
-
-const TaskId = (description: string) =>
-  z.guid({ error: (issue) => (issue.input === undefined ? 'Required' : 'Must be a task id') }).openapi({ description, example: EXAMPLE_PARENT_ID });
+import {
+  EXAMPLE_PARENT_ID,
+  EXAMPLE_TASK_ID,
+  errorRef,
+  parentErrors,
+  Prompt,
+  required,
+  submitErrors,
+  TaskId,
+  TaskIdResponse,
+  WebhookSecret,
+  WebhookUrl,
+} from './task-schemas.ts';
 
 const Index = z
   .number(required('a number'))
@@ -43,17 +38,6 @@ const Index = z
   .min(1, 'Must be 1, 2, 3 or 4')
   .max(4, 'Must be 1, 2, 3 or 4')
   .openapi({ description: 'Which image of the parent grid (1 top left, 2 top right, 3 bottom left, 4 bottom right).', example: 2 });
-
-const WebhookUrl = z
-  .string()
-  .nullish()
-  .openapi({ description: `http:// or https:// URL (at most ${MAX_WEBHOOK_URL_LENGTH} characters) told about progress and the result of this task.` });
-
-const WebhookSecret = z
-  .string()
-  .max(256, 'At most 256 characters')
-  .nullish()
-  .openapi({ description: 'Sent back with every webhook call of this task, so your server knows it is us.' });
 
 const ImagineRequest = z
   .object({
@@ -120,15 +104,12 @@ const FaceswapRequest = z
 
 const FetchRequest = z.object({ task_id: TaskId('One of your tasks (live or archived).') }).openapi('FetchRequest', { example: { task_id: EXAMPLE_TASK_ID } });
 
-const TaskIdResponse = z
-  .object({ task_id: z.string().openapi({ description: 'Follow it with POST /fetch.' }) })
-  .openapi('TaskIdResponse', { example: { task_id: EXAMPLE_TASK_ID } });
-
 const TaskResponse = z
   .object({
     task_id: z.string(),
     type: z.string().openapi({
-      description: 'imagine, reroll, variation-1…4, upscale#1…4, upscale-creative/-subtle/-2x/-4x, seed, flux-imagine, ideogram-imagine, faceswap.',
+      description:
+        'imagine, reroll, variation-1…4, upscale#1…4, upscale-creative/-subtle/-2x/-4x, seed, flux-imagine, ideogram-imagine, faceswap, ai-photo-upload, ai-photo-train, ai-photo-generate.',
     }),
     status: z.string().openapi({ description: 'pending, processing, queued, submitted, starting, running; terminal: success, finished, failed.' }),
     percentage: z.number().int().openapi({ description: '0–100; never goes backwards.' }),
@@ -137,21 +118,28 @@ const TaskResponse = z
     parent_task_id: z.string().nullable(),
     mode: z.string().nullable(),
     image_url: z.string().nullable().openapi({ description: 'The grid (four images) or the single image (a faceswap result). The URL does not expire.' }),
-    image_urls: z.array(z.string()).nullable().openapi({ description: 'The individual images.' }),
+    image_urls: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: 'The individual images (an AI photo generation: its photos, listed as they are stored).' }),
     seed: z.string().nullable(),
     cost: z.number().int().openapi({ description: 'Credits held for this task.' }),
     refund: z.number().int().openapi({ description: 'Credits given back because the task failed.' }),
-    result: z
-      .record(z.string(), z.unknown())
-      .nullable()
-      .openapi({ description: 'On failure { message, code }; on success how it was made (engine, method, simulated, note, layout, width, height).' }),
-    input_data: z
-      .record(z.string(), z.unknown())
-      .nullable()
-      .openapi({ description: 'What the task was asked, e.g. swap_image_url and target_image_url of a faceswap.' }),
+    result: z.record(z.string(), z.unknown()).nullable().openapi({
+      description:
+        'On failure { message, code }; on success how it was made (engine, method, simulated, note, layout, width, height), plus what the engine found (an AI photo upload: per-photo verdicts; a training: its model).',
+    }),
+    input_data: z.record(z.string(), z.unknown()).nullable().openapi({
+      description:
+        'What the task was asked, e.g. swap_image_url and target_image_url of a faceswap; ethnicity, gender, age and the stored images of an AI photo upload; training_images_id and trigger_word of a training.',
+    }),
     archived: z.boolean(),
     created_at: z.string(),
     updated_at: z.string(),
+    expires_at: z
+      .string()
+      .nullable()
+      .openapi({ description: 'AI photo uploads and trainings: after this they can no longer be trained on or generated from. Null: never.' }),
   })
   .openapi('Task', {
     example: {
@@ -173,24 +161,9 @@ const TaskResponse = z
       archived: false,
       created_at: '2026-11-22T10:00:00.000Z',
       updated_at: '2026-11-22T10:00:04.000Z',
+      expires_at: null,
     },
   });
-
-const errorRef = (description: string, msg: string, code: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' }, example: { errors: [{ msg, code }] } } },
-});
-
-const submitErrors = {
-  ...bodyErrorResponses,
-  ...authedErrorResponses,
-  402: errorRef('Your balance does not cover the price of the task; no task was created.', 'Not enough credits', 'insufficient_credits'),
-};
-
-const parentErrors = {
-  404: errorRef('No task of yours has that id.', 'Task not found', 'not_found'),
-  409: errorRef('The task has not finished successfully, or has no images.', 'The task has not finished successfully', 'conflict'),
-};
 
 export function taskRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   const router = createRouter();

@@ -6,6 +6,8 @@
  * MEDIA_DIR (disk; default `<repo>/.data/media`), S3_* (see storage/s3-media-store.ts), MIDJOURNEY_PROXY_URL and
  * MIDJOURNEY_PROXY_SECRET (unset: every kind runs on the local engine), REPLICATE_API_TOKEN
  * and REPLICATE_FACESWAP_* (set: faceswap runs on Replicate; see engines/replicate),
+ * REPLICATE_LORA_* (with REPLICATE_LORA_DESTINATION set: AI photo training and generation run
+ * on Replicate; see engines/replicate/lora.ts),
  * WORKER_CONCURRENCY (jobs per engine at once, default 2; the local face engine always 1).
  */
 import path from 'node:path';
@@ -15,6 +17,7 @@ import { createLocalEngine } from '../engines/local/index.ts';
 import { createLocalFaceEngine } from '../engines/local-face/index.ts';
 import { createMidjourneyProxyEngine } from '../engines/midjourney-proxy/index.ts';
 import { createReplicateFaceswapEngine, replicateFaceswapOptionsFromEnv } from '../engines/replicate/index.ts';
+import { createReplicateLoraEngine, replicateLoraOptionsFromEnv } from '../engines/replicate/lora.ts';
 import { createEngineRegistry, type EngineRegistry } from '../services/tasks/engine-registry.ts';
 import { createDiskMediaStore } from '../storage/disk-media-store.ts';
 import type { MediaStore } from '../storage/media-store.ts';
@@ -51,6 +54,9 @@ export function enginesFromEnv(env: NodeJS.ProcessEnv = process.env): EngineRegi
   // hosted faceswap, ahead of any local engine that can also swap faces
   const replicate = replicateFaceswapOptionsFromEnv(env);
   if (replicate) engines.push(createReplicateFaceswapEngine(replicate));
+  // hosted AI photo training and generation; the upload check stays local
+  const lora = replicateLoraOptionsFromEnv(env);
+  if (lora) engines.push(createReplicateLoraEngine(lora));
   engines.push(...localEngines());
   return createEngineRegistry(engines);
 }

@@ -20,6 +20,8 @@ import {
   GENERIC_ENGINE_FAILURE,
   type ImageInput,
   type ParentRef,
+  type PhotoSubject,
+  type TrainedIdentity,
   type UpscaleType,
   isEngineError,
 } from '../engines/engine.ts';
@@ -28,6 +30,7 @@ import { createJobQueue, type JobRow, WORKER_REFRESH_MS } from '../queue/job-que
 import { jobRepository } from '../repositories/job-repository.ts';
 import { taskRepository, type TaskRow, type TaskSuccess } from '../repositories/task-repository.ts';
 import type { EngineRegistry } from '../services/tasks/engine-registry.ts';
+import { subjectOf, uploadedPhotoUrls, usablePhotoIndexes } from '../services/tasks/ai-photo-rules.ts';
 import { settleFailure, settleSuccess } from '../services/tasks/settle-task.ts';
 import { createTaskEvents, type TaskEventKind, type TaskEvents } from '../services/tasks/task-events.ts';
 import { engineKindOf } from '../services/tasks/task-kinds.ts';
@@ -80,6 +83,9 @@ const DEFAULT_CONCURRENCY = 2;
 
 /** Our own failure to persist or fetch media: worth another attempt. */
 class TransientError extends Error {}
+
+/** The keys the worker writes into a task's result; an engine's `data` never replaces them. */
+const RESULT_KEYS = ['engine', 'method', 'simulated', 'note', 'layout', 'width', 'height', 'upstream_id', 'message', 'code'];
 
 export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   const { db, media, engines } = options;
@@ -196,7 +202,7 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
 
       const result = await engine.run(await engineJob(task, job, controller.signal), onProgress, controller.signal);
       await writes;
-      const success = await storeResult(task, result);
+      const success = await storeResult(task, result, (row) => emit(row, 'progress'));
       let row: TaskRow | undefined;
       const held = await db.transaction(async (tx) => {
         if (!(await jobRepository(tx).finish(job.task_id, job.lease_token, 'done'))) return false;
@@ -286,6 +292,61 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     }
   }
 
+  /** A picture of ours (an AI photo, a trained model's reference), read back from the media store. */
+  async function storedImage(url: string, missing: string): Promise<ImageInput> {
+    const key = media.keyOf(url);
+    let stored: Awaited<ReturnType<MediaStore['get']>>;
+    try {
+      stored = key ? await media.get(key) : undefined;
+    } catch (error) {
+      throw new TransientError(`media read failed: ${errorText(error)}`);
+    }
+    if (!stored) throw new EngineError('invalid_input', missing, { detail: `not in the media store: ${url}` });
+    return { url, data: stored.data, contentType: stored.contentType };
+  }
+
+  /** The task an AI photo task was made from (its upload, its training), live or archived. */
+  async function sourceTask(id: unknown, missing: string): Promise<TaskRow> {
+    const found = typeof id === 'string' ? await tasks.findById(id) : undefined;
+    if (!found) throw new EngineError('invalid_input', missing);
+    return found;
+  }
+
+  function subjectOrFail(upload: TaskRow): PhotoSubject {
+    const subject = subjectOf(upload);
+    if (!subject) throw new EngineError('invalid_input', 'The upload does not say who the photos show.', { detail: `upload ${upload.id}` });
+    return subject;
+  }
+
+  const PHOTOS_GONE = 'The uploaded photos are no longer stored; upload them again.';
+
+  /**
+   * The identity a train task recorded, for generating from it: which engine trained it (only
+   * that one can use it), its trigger word, the person of its upload, what the training engine
+   * returned (its result minus the worker's own keys) and the pictures it kept.
+   */
+  async function trainedIdentity(training: TaskRow, queue: string): Promise<TrainedIdentity> {
+    if (training.status !== 'success' && training.status !== 'finished') throw new EngineError('invalid_input', 'The training has not finished successfully.');
+    const result = training.result ?? {};
+    const engine = typeof result.engine === 'string' ? result.engine : '';
+    if (engine !== queue) {
+      throw new EngineError(
+        'unsupported',
+        `This model was trained by another engine (${engine || 'unknown'}) than the one generating photos here (${queue}); train it again.`,
+      );
+    }
+    const triggerWord = training.input_data?.trigger_word;
+    if (typeof triggerWord !== 'string') throw new EngineError('invalid_input', 'The training has no trigger word.');
+    const upload = await sourceTask(training.parent_id ?? training.input_data?.training_images_id, 'The upload this model learned from no longer exists.');
+    const images = await Promise.all(
+      (training.image_urls ?? []).map((url) => storedImage(url, "The trained model's pictures are no longer stored; train it again.")),
+    );
+    const data = Object.fromEntries(Object.entries(result).filter(([key]) => !RESULT_KEYS.includes(key)));
+    const identity: TrainedIdentity = { engine, triggerWord, subject: subjectOrFail(upload), data, images };
+    if (typeof result.upstream_id === 'string') identity.upstreamId = result.upstream_id;
+    return identity;
+  }
+
   async function engineJob(task: TaskRow, job: JobRow, signal: AbortSignal): Promise<EngineJob> {
     const input = task.input_data ?? {};
     const resume = job.upstream_id ? { resumeUpstreamId: job.upstream_id } : {};
@@ -316,6 +377,38 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
         if (source.status === 'rejected') throw source.reason;
         if (target.status === 'rejected') throw target.reason;
         return { kind, source: source.value, target: target.value, ...resume };
+      }
+      case 'ai-photo-upload': {
+        const subject = subjectOrFail(task);
+        const images = await Promise.all(uploadedPhotoUrls(task).map((url) => storedImage(url, PHOTOS_GONE)));
+        if (images.length === 0) throw new EngineError('invalid_input', 'The upload has no photos.');
+        return { kind, images, subject, ...resume };
+      }
+      case 'ai-photo-train': {
+        const upload = await sourceTask(task.parent_id ?? input.training_images_id, 'The upload to train on no longer exists.');
+        if (typeof input.trigger_word !== 'string') throw new EngineError('invalid_input', 'The training has no trigger word.');
+        const urls = uploadedPhotoUrls(upload);
+        // the photos the upload check kept (the price was counted on them)
+        const images = await Promise.all(usablePhotoIndexes(upload).map((i) => storedImage(urls[i], PHOTOS_GONE)));
+        if (images.length === 0) throw new EngineError('invalid_input', 'None of the uploaded photos can be used for training.');
+        return { kind, images, subject: subjectOrFail(upload), triggerWord: input.trigger_word, ...resume };
+      }
+      case 'ai-photo-generate': {
+        const training = await sourceTask(task.parent_id ?? input.training_id, 'The model these photos were asked of no longer exists.');
+        const identity = await trainedIdentity(training, job.queue);
+        const custom = input.aspect_ratio === 'custom';
+        const whole = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? value : undefined);
+        return {
+          kind,
+          identity,
+          prompt,
+          count: whole(input.number_of_images) ?? 4,
+          aspectRatio: custom ? undefined : aspectRatio,
+          width: whole(input.width),
+          height: whole(input.height),
+          seed: whole(input.seed),
+          ...resume,
+        };
       }
       default:
         throw new EngineError('unsupported', GENERIC_ENGINE_FAILURE, { detail: `task type ${task.type}` });
@@ -352,7 +445,12 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     }
   }
 
-  async function storeResult(task: TaskRow, result: EngineResult): Promise<TaskSuccess> {
+  /**
+   * Stores what the engine made. The photos of a `set` are stored one by one, in order, and
+   * each is shown in the task's image_urls at once (`onRow` gets the updated row), so a
+   * client sees the photos arrive rather than all at the end.
+   */
+  async function storeResult(task: TaskRow, result: EngineResult, onRow: (row: TaskRow | undefined) => void): Promise<TaskSuccess> {
     let imageUrl: string | null = null;
     let imageUrls: string[] | null = null;
     if (result.layout === 'grid') {
@@ -365,7 +463,11 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       imageUrls = [imageUrl];
     } else if (result.layout === 'set') {
       if (result.images.length === 0) throw new EngineError('internal', GENERIC_ENGINE_FAILURE, { detail: 'set result without images' });
-      imageUrls = await Promise.all(result.images.map((img, i) => store(task, img, String(i + 1))));
+      imageUrls = [];
+      for (const [i, img] of result.images.entries()) {
+        imageUrls.push(await store(task, img, String(i + 1)));
+        onRow(await tasks.recordImages(task.id, imageUrls));
+      }
       imageUrl = imageUrls[0];
     }
     const summary: Record<string, unknown> = {
@@ -378,8 +480,8 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     if (result.width) summary.width = result.width;
     if (result.height) summary.height = result.height;
     if (result.upstreamId) summary.upstream_id = result.upstreamId;
-    // what else the engine found (an identity profile, per-photo verdicts), never over the keys above
-    for (const [key, value] of Object.entries(result.data ?? {})) if (!(key in summary)) summary[key] = value;
+    // what else the engine found (an identity profile, per-photo verdicts), never over the worker's own keys
+    for (const [key, value] of Object.entries(result.data ?? {})) if (!RESULT_KEYS.includes(key)) summary[key] = value;
     return { imageUrl, imageUrls, seed: result.seed === undefined ? null : String(result.seed), result: summary };
   }
 

@@ -1,15 +1,27 @@
 /**
- * A stand-in for Replicate's predictions API on a loopback port, following its documented
- * protocol (upstream-protocols.md C2): `Authorization: Bearer <token>`, POST /v1/predictions
- * {version, input} and POST /v1/models/{owner}/{name}/predictions {input} answering 201 with
- * the prediction, GET /v1/predictions/{id}, POST /v1/predictions/{id}/cancel, statuses
- * starting → processing → succeeded | failed | canceled (aborted for a deadline missed before
- * the start), errors as problem details `{ title, detail, status }`, 429 with `retry-after`.
- * Every GET of a prediction advances it one step of its scenario. Outputs are served from
- * /files/<id>.png (Replicate's delivery host needs no token).
+ * A stand-in for Replicate's predictions, trainings and files APIs on a loopback port,
+ * following its documented protocol (upstream-protocols.md C2): `Authorization: Bearer
+ * <token>`, POST /v1/predictions {version, input} and POST /v1/models/{owner}/{name}/predictions
+ * {input} answering 201 with the prediction, GET /v1/predictions/{id}, POST
+ * /v1/predictions/{id}/cancel, statuses starting → processing → succeeded | failed | canceled
+ * (aborted for a deadline missed before the start), errors as problem details `{ title,
+ * detail, status }`, 429 with `retry-after`. Every GET of a prediction advances it one step of
+ * its scenario. Outputs are served from /files/<id>.png, or /files/<id>-<n>.png for several
+ * (Replicate's delivery host needs no token).
+ *
+ * Files: POST /v1/files (multipart, the file in `content`) answers 201 with the file object
+ * whose `urls.get` a model input may name; GET and DELETE /v1/files/{id}. Trainings: POST
+ * /v1/models/{owner}/{name}/versions/{version}/trainings {destination, input} on a known
+ * trainer version into an existing destination model; `input_images` must name an uploaded
+ * file, which is read as a ZIP (stored or deflated entries, CRC checked) of jpeg/png/webp
+ * photos; GET /v1/trainings/{id} advances like a prediction; success adds a version to the
+ * destination (output `{ version: "<owner>/<name>:<id>", weights }`) on which predictions take
+ * `prompt` and return `num_outputs` pictures.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { crc32, inflateRawSync } from 'node:zlib';
 
 interface FakeStep {
   status: 'starting' | 'processing';
@@ -29,6 +41,8 @@ export interface FakeModel {
   version: string;
   /** Required input fields (each a URL or a data URI). */
   inputs: string[];
+  /** A version trained here: takes `prompt` and answers `num_outputs` pictures. */
+  trained?: boolean;
 }
 
 interface FakePrediction {
@@ -41,6 +55,26 @@ interface FakePrediction {
   dataRemoved: boolean;
 }
 
+interface FakeFile {
+  id: string;
+  name: string;
+  contentType: string;
+  data: Buffer;
+  deleted: boolean;
+}
+
+interface FakeTraining {
+  id: string;
+  trainer: FakeModel;
+  destination: string;
+  input: Record<string, unknown>;
+  /** The photos of the input ZIP: entry names and bytes. */
+  photos: { name: string; data: Buffer }[];
+  scenario: FakeScenario;
+  gets: number;
+  canceled: boolean;
+}
+
 interface RecordedRequest {
   method: string;
   path: string;
@@ -49,13 +83,15 @@ interface RecordedRequest {
   status: number;
 }
 
-type Route = 'create' | 'get' | 'cancel';
+type Route = 'create' | 'get' | 'cancel' | 'upload' | 'train' | 'getTraining' | 'cancelTraining' | 'file';
 
 export interface FakeReplicate {
   /** Base URL of the API (no /v1). */
   baseUrl: string;
   requests: RecordedRequest[];
   predictions: Map<string, FakePrediction>;
+  files: Map<string, FakeFile>;
+  trainings: Map<string, FakeTraining>;
   /** The next `times` calls of `route` answer 429 with this `retry-after` (null: none). */
   throttle(route: Route, times: number, retryAfter: string | null): void;
   /** The next `times` calls of `route` answer `status` (a 5xx). */
@@ -72,11 +108,65 @@ export const FAKE_FACESWAP_MODEL: FakeModel = {
   inputs: ['swap_image', 'input_image'],
 };
 
+/** The trainer the LoRA adapter defaults to, as the fake knows it. */
+export const FAKE_LORA_TRAINER: FakeModel = {
+  owner: 'ostris',
+  name: 'flux-dev-lora-trainer',
+  version: 'e440909d3512c31646ee2e0c7d6f6f4923224863a6a10c494606e79fb5844497',
+  inputs: ['input_images'],
+};
+
 export interface FakeReplicateOptions {
   token: string;
   models?: FakeModel[];
   scenario?: (input: Record<string, unknown>) => FakeScenario;
+  /** Trainer versions trainings can be created on. Default [FAKE_LORA_TRAINER]. */
+  trainers?: FakeModel[];
+  /** Existing models of the account (`owner/name`) trainings may push to. */
+  destinations?: string[];
+  trainingScenario?: (input: Record<string, unknown>) => FakeScenario;
 }
+
+const TRAINING_STEPS: FakeStep[] = [
+  { status: 'starting' },
+  { status: 'processing', logs: 'flux_train_replicate:  20%|##        | 200/1000' },
+  { status: 'processing', logs: 'flux_train_replicate:  20%|##        | 200/1000\nflux_train_replicate:  80%|########  | 800/1000' },
+];
+
+/**
+ * The entries of a ZIP archive (stored or deflated), read from its central directory with
+ * each CRC checked; throws as Python's zipfile would on anything else.
+ */
+export function readZip(zip: Buffer): { name: string; data: Buffer }[] {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (end < 0 || zip.length - end < 22) throw new Error('zipfile.BadZipFile: File is not a zip file');
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const entries: { name: string; data: Buffer }[] = [];
+  for (let i = 0; i < count; i++) {
+    if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error('zipfile.BadZipFile: Bad magic number for central directory');
+    const method = zip.readUInt16LE(at + 10);
+    const crc = zip.readUInt32LE(at + 16);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+    if (zip.readUInt32LE(local) !== 0x04034b50) throw new Error('zipfile.BadZipFile: Bad magic number for file header');
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const stored = zip.subarray(start, start + size);
+    const data = method === 0 ? Buffer.from(stored) : method === 8 ? inflateRawSync(stored) : undefined;
+    if (!data) throw new Error(`NotImplementedError: compression method ${method}`);
+    if (crc32(data) !== crc) throw new Error(`zipfile.BadZipFile: Bad CRC-32 for file '${name}'`);
+    entries.push({ name, data });
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+const isPhoto = (data: Buffer) =>
+  (data[0] === 0xff && data[1] === 0xd8) || data.subarray(0, 4).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47])) || data.subarray(8, 12).toString() === 'WEBP';
 
 const DEFAULT_STEPS: FakeStep[] = [
   { status: 'starting' },
@@ -102,12 +192,16 @@ function json(res: ServerResponse, status: number, body: unknown): number {
   return status;
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  if (chunks.length === 0) return null;
+  return Buffer.concat(chunks);
+}
+
+function parseJson(raw: Buffer): Record<string, unknown> | null {
+  if (raw.length === 0) return null;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+    return JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
   } catch {
     return null;
   }
@@ -115,20 +209,18 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown> |
 
 const isImageValue = (value: unknown) => typeof value === 'string' && (/^https?:\/\//.test(value) || /^data:image\/[a-z]+;base64,/.test(value));
 
+const ROUTES: Route[] = ['create', 'get', 'cancel', 'upload', 'train', 'getTraining', 'cancelTraining', 'file'];
+
 export async function startFakeReplicate(options: FakeReplicateOptions): Promise<FakeReplicate> {
-  const models = options.models ?? [FAKE_FACESWAP_MODEL];
+  const models = [...(options.models ?? [FAKE_FACESWAP_MODEL])];
+  const trainers = options.trainers ?? [FAKE_LORA_TRAINER];
+  const destinations = new Set(options.destinations ?? []);
   const predictions = new Map<string, FakePrediction>();
+  const files = new Map<string, FakeFile>();
+  const trainings = new Map<string, FakeTraining>();
   const requests: RecordedRequest[] = [];
-  const throttles: Record<Route, { times: number; retryAfter: string | null }> = {
-    create: { times: 0, retryAfter: null },
-    get: { times: 0, retryAfter: null },
-    cancel: { times: 0, retryAfter: null },
-  };
-  const failures: Record<Route, { times: number; status: number }> = {
-    create: { times: 0, status: 500 },
-    get: { times: 0, status: 500 },
-    cancel: { times: 0, status: 500 },
-  };
+  const throttles = Object.fromEntries(ROUTES.map((r) => [r, { times: 0, retryAfter: null }])) as Record<Route, { times: number; retryAfter: string | null }>;
+  const failures = Object.fromEntries(ROUTES.map((r) => [r, { times: 0, status: 500 }])) as Record<Route, { times: number; status: number }>;
   let nextId = 1;
   let baseUrl = '';
 
@@ -150,8 +242,118 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
     if (scenario.outcome === 'hang' || p.gets < steps.length) return active(steps[Math.min(p.gets, steps.length - 1)]);
     if (scenario.outcome === 'failure') return { ...common, status: 'failed', output: null, error: scenario.error, logs: 'Traceback …' };
     const file = `${baseUrl}/files/${p.id}.png`;
-    const output = p.dataRemoved || scenario.output === 'none' ? null : scenario.output === 'list' ? [file] : file;
+    let output: unknown = p.dataRemoved || scenario.output === 'none' ? null : scenario.output === 'list' ? [file] : file;
+    if (p.model.trained && output !== null) {
+      output = Array.from({ length: Number(p.input.num_outputs ?? 1) }, (_, i) => `${baseUrl}/files/${p.id}-${i + 1}.png`);
+    }
     return { ...common, status: 'succeeded', output, error: null, logs: 'done', metrics: { predict_time: 1.2 } };
+  }
+
+  function trainingView(t: FakeTraining): Record<string, unknown> {
+    const { scenario } = t;
+    const steps = scenario.outcome === 'success' || scenario.outcome === 'failure' ? (scenario.steps ?? TRAINING_STEPS) : [];
+    const common = {
+      id: t.id,
+      model: `${t.trainer.owner}/${t.trainer.name}`,
+      version: t.trainer.version,
+      destination: t.destination,
+      input: t.input,
+      created_at: '2026-11-24T10:00:00.000Z',
+      urls: { get: `${baseUrl}/v1/trainings/${t.id}`, cancel: `${baseUrl}/v1/trainings/${t.id}/cancel` },
+    };
+    const active = (step: FakeStep | undefined) => ({ ...common, status: step?.status ?? 'starting', output: null, error: null, logs: step?.logs ?? '' });
+    if (t.canceled) return { ...common, status: 'canceled', output: null, error: null, logs: '' };
+    if (scenario.outcome === 'aborted') return { ...common, status: 'aborted', output: null, error: null, logs: '' };
+    if (scenario.outcome === 'hang' || t.gets < steps.length) return active(steps[Math.min(t.gets, steps.length - 1)]);
+    if (scenario.outcome === 'failure') return { ...common, status: 'failed', output: null, error: scenario.error, logs: 'Traceback …' };
+    const version = trainedVersion(t);
+    return {
+      ...common,
+      status: 'succeeded',
+      output: { version: `${t.destination}:${version}`, weights: `${baseUrl}/files/${t.id}-weights.tar` },
+      error: null,
+      logs: 'flux_train_replicate: 100%|##########| 1000/1000',
+      metrics: { predict_time: 600 },
+    };
+  }
+
+  /** The destination's version a successful training made (registered on first sight). */
+  function trainedVersion(t: FakeTraining): string {
+    const version = createHash('sha256').update(t.id).digest('hex');
+    if (!models.some((m) => m.version === version)) {
+      const [owner, name] = t.destination.split('/');
+      models.push({ owner, name, version, inputs: [], trained: true });
+    }
+    return version;
+  }
+
+  function fileView(f: FakeFile): Record<string, unknown> {
+    return {
+      id: f.id,
+      name: f.name,
+      content_type: f.contentType,
+      size: f.data.length,
+      etag: createHash('md5').update(f.data).digest('hex'),
+      checksums: { sha256: createHash('sha256').update(f.data).digest('hex') },
+      metadata: {},
+      created_at: '2026-11-24T10:00:00.000Z',
+      expires_at: '2026-11-25T10:00:00.000Z',
+      urls: { get: `${baseUrl}/v1/files/${f.id}` },
+    };
+  }
+
+  async function upload(res: ServerResponse, req: IncomingMessage, raw: Buffer): Promise<number> {
+    let form: FormData;
+    try {
+      form = await new Request('http://fake/v1/files', {
+        method: 'POST',
+        headers: { 'content-type': req.headers['content-type'] ?? '' },
+        body: new Uint8Array(raw),
+      }).formData();
+    } catch {
+      return problem(res, 400, 'Bad request', 'The request body must be multipart/form-data.');
+    }
+    const content = form.get('content');
+    if (!(content instanceof Blob)) return problem(res, 422, 'Input validation failed', '- content: a file is required');
+    const id = `file${String(nextId++).padStart(6, '0')}`;
+    const file: FakeFile = {
+      id,
+      name: content instanceof File ? content.name : 'blob',
+      contentType: content.type || 'application/octet-stream',
+      data: Buffer.from(await content.arrayBuffer()),
+      deleted: false,
+    };
+    files.set(id, file);
+    return json(res, 201, fileView(file));
+  }
+
+  function train(res: ServerResponse, trainer: FakeModel, body: Record<string, unknown> | null): number {
+    const destination = body?.destination;
+    if (typeof destination !== 'string' || !destinations.has(destination)) {
+      return problem(res, 404, 'Not found', `The destination model ${String(destination)} does not exist. Create it first.`);
+    }
+    const input = body?.input;
+    if (typeof input !== 'object' || input === null) return problem(res, 422, 'Input validation failed', '- input: Invalid type. Expected: object');
+    const values = input as Record<string, unknown>;
+    if (typeof values.trigger_word !== 'string') return problem(res, 422, 'Input validation failed', '- input: trigger_word must be a string');
+    const fileId = typeof values.input_images === 'string' ? new RegExp(`^${baseUrl}/v1/files/([^/]+)$`).exec(values.input_images)?.[1] : undefined;
+    const file = fileId ? files.get(fileId) : undefined;
+    if (!file || file.deleted) return problem(res, 422, 'Input validation failed', '- input: input_images must be the URL of a file');
+    const id = `train${String(nextId++).padStart(6, '0')}`;
+    let photos: { name: string; data: Buffer }[] = [];
+    let scenario: FakeScenario;
+    try {
+      photos = readZip(file.data).filter((e) => isPhoto(e.data));
+      scenario =
+        photos.length === 0
+          ? { outcome: 'failure', error: 'ValueError: No images found in input_images' }
+          : (options.trainingScenario ?? (() => ({ outcome: 'success' }) as FakeScenario))(values);
+    } catch (error) {
+      scenario = { outcome: 'failure', error: (error as Error).message };
+    }
+    const training: FakeTraining = { id, trainer, destination, input: values, photos, scenario, gets: 0, canceled: false };
+    trainings.set(id, training);
+    return json(res, 201, { ...trainingView(training), status: 'starting', logs: '' });
   }
 
   function create(res: ServerResponse, model: FakeModel, input: unknown): number {
@@ -161,6 +363,16 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
     const values = input as Record<string, unknown>;
     const missing = model.inputs.filter((name) => !isImageValue(values[name]));
     if (missing.length > 0) return problem(res, 422, 'Input validation failed', missing.map((name) => `- input: ${name} is required`).join('\n'));
+    if (model.trained) {
+      const count = values.num_outputs ?? 1;
+      if (typeof values.prompt !== 'string') return problem(res, 422, 'Input validation failed', '- input: prompt is required');
+      if (!Number.isInteger(count) || (count as number) < 1 || (count as number) > 4) {
+        return problem(res, 422, 'Input validation failed', '- input.num_outputs: Must be less than or equal to 4');
+      }
+      if (values.aspect_ratio === 'custom' && (!Number.isInteger(values.width) || !Number.isInteger(values.height))) {
+        return problem(res, 422, 'Input validation failed', '- input: width and height are required with aspect_ratio custom');
+      }
+    }
     const id = `fake${String(nextId++).padStart(6, '0')}`;
     const prediction: FakePrediction = {
       id,
@@ -175,11 +387,11 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
     return json(res, 201, { ...view(prediction), status: 'starting', logs: '' });
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown> | null): Promise<number> {
+  async function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer, body: Record<string, unknown> | null): Promise<number> {
     const path = new URL(req.url ?? '/', 'http://fake').pathname;
-    const files = /^\/files\/([^/]+)\.png$/.exec(path);
-    if (req.method === 'GET' && files) {
-      const p = predictions.get(files[1]);
+    const output = /^\/files\/([^/]+?)(?:-(\d))?\.png$/.exec(path);
+    if (req.method === 'GET' && output) {
+      const p = predictions.get(output[1]);
       if (!p || p.dataRemoved) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
       res.writeHead(200, { 'content-type': 'image/png', 'content-length': FAKE_OUTPUT_PNG.length }).end(FAKE_OUTPUT_PNG);
       return 200;
@@ -190,6 +402,10 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
     const modelCreate = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path);
     const get = /^\/v1\/predictions\/([^/]+)$/.exec(path);
     const cancel = /^\/v1\/predictions\/([^/]+)\/cancel$/.exec(path);
+    const trainingCreate = /^\/v1\/models\/([^/]+)\/([^/]+)\/versions\/([^/]+)\/trainings$/.exec(path);
+    const trainingGet = /^\/v1\/trainings\/([^/]+)$/.exec(path);
+    const trainingCancel = /^\/v1\/trainings\/([^/]+)\/cancel$/.exec(path);
+    const file = /^\/v1\/files\/([^/]+)$/.exec(path);
     const route: Route | undefined =
       req.method === 'POST' && (path === '/v1/predictions' || modelCreate)
         ? 'create'
@@ -197,7 +413,17 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
           ? 'get'
           : req.method === 'POST' && cancel
             ? 'cancel'
-            : undefined;
+            : req.method === 'POST' && path === '/v1/files'
+              ? 'upload'
+              : req.method === 'POST' && trainingCreate
+                ? 'train'
+                : req.method === 'GET' && trainingGet
+                  ? 'getTraining'
+                  : req.method === 'POST' && trainingCancel
+                    ? 'cancelTraining'
+                    : (req.method === 'GET' || req.method === 'DELETE') && file
+                      ? 'file'
+                      : undefined;
     if (!route) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
 
     if (throttles[route].times > 0) {
@@ -216,6 +442,34 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
       return problem(res, failures[route].status, 'Internal Server Error', 'Something went wrong on our side.');
     }
 
+    if (route === 'upload') return upload(res, req, raw);
+    if (route === 'file') {
+      const f = files.get(file?.[1] ?? '');
+      if (!f || f.deleted) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
+      if (req.method === 'DELETE') {
+        f.deleted = true;
+        res.writeHead(204).end();
+        return 204;
+      }
+      return json(res, 200, fileView(f));
+    }
+    if (route === 'train') {
+      const trainer = trainers.find((m) => m.owner === trainingCreate?.[1] && m.name === trainingCreate?.[2] && m.version === trainingCreate?.[3]);
+      if (!trainer) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
+      return train(res, trainer, body);
+    }
+    if (route === 'getTraining' || route === 'cancelTraining') {
+      const t = trainings.get((trainingGet ?? trainingCancel)?.[1] ?? '');
+      if (!t) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
+      if (route === 'cancelTraining') {
+        const current = trainingView(t);
+        if (current.status === 'starting' || current.status === 'processing') t.canceled = true;
+        return json(res, 200, trainingView(t));
+      }
+      const answer = trainingView(t);
+      t.gets += 1;
+      return json(res, 200, answer);
+    }
     if (route === 'create') {
       if (modelCreate) {
         const model = models.find((m) => m.owner === modelCreate[1] && m.name === modelCreate[2]);
@@ -242,7 +496,9 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
 
   const server = createServer((req, res) => {
     void (async () => {
-      const body = req.method === 'POST' ? await readJson(req) : null;
+      const raw = req.method === 'POST' ? await readBody(req) : Buffer.alloc(0);
+      const multipart = /^multipart\//i.test(req.headers['content-type'] ?? '');
+      const body = multipart ? { multipart: raw.length } : parseJson(raw);
       // recorded before the answer leaves, so a test that got the answer sees the request
       const record: RecordedRequest = {
         method: req.method ?? '',
@@ -252,7 +508,7 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
         status: 0,
       };
       requests.push(record);
-      record.status = await handle(req, res, body);
+      record.status = await handle(req, res, raw, multipart ? null : body);
     })().catch((error: unknown) => problem(res, 500, 'Internal Server Error', String(error)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -262,6 +518,8 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
     baseUrl,
     requests,
     predictions,
+    files,
+    trainings,
     throttle(route, times, retryAfter) {
       throttles[route] = { times, retryAfter };
     },

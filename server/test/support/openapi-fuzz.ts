@@ -14,6 +14,10 @@ interface Schema {
   properties?: Record<string, Schema>;
   required?: string[];
   items?: Schema;
+  minItems?: number;
+  maxItems?: number;
+  /** `base64` for binary sent as text (e.g. AI photos). */
+  contentEncoding?: string;
   anyOf?: Schema[];
   oneOf?: Schema[];
   minLength?: number;
@@ -75,6 +79,8 @@ export interface FuzzState {
   learned: Map<string, string[]>;
   /** A small valid image, for uploads. */
   png: Bytes;
+  /** Distinct small valid photos as base64, for fields that take base64 (enough for the largest minItems). */
+  photos: string[];
 }
 
 const MAX_LEARNED = 20;
@@ -105,6 +111,8 @@ const ALIASES: Record<string, string[]> = {
   payment_method: ['id', 'payment_method'],
   swap_image_url: ['imageURL'],
   target_image_url: ['imageURL'],
+  training_images_id: ['task_id'],
+  training_id: ['task_id'],
 };
 
 function learnedFor(state: FuzzState, field: string): string[] {
@@ -223,6 +231,10 @@ function fitting(doc: OpenApiDocument, state: FuzzState, raw: Schema, name: stri
     if (type === 'string') {
       const text = schema.format === 'uuid' ? fc.uuid() : fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40) });
       options.push(text);
+      // base64 fields: real photos, plain or as a data: URI, so requests get past the decoding
+      if (schema.contentEncoding === 'base64' && state.photos.length) {
+        options.push(fc.tuple(fc.constantFrom(...state.photos), fc.boolean()).map(([b64, uri]) => (uri ? `data:image/png;base64,${b64}` : b64)));
+      }
       // a value the API handed out under this name (e.g. a real task id), when there is one
       options.push(
         fc.tuple(fc.nat(), text).map(([i, fallback]) => {
@@ -235,8 +247,15 @@ function fitting(doc: OpenApiDocument, state: FuzzState, raw: Schema, name: stri
       options.push(type === 'integer' ? fc.integer(bounds) : fc.double({ ...bounds, noNaN: true }));
     } else if (type === 'boolean') options.push(fc.boolean());
     else if (type === 'null') options.push(fc.constant(null));
-    else if (type === 'array' && schema.items) options.push(fc.array(field(doc, state, schema.items, name, depth + 1), { maxLength: 3 }));
-    else if (type === 'object') options.push(objectOf(doc, state, schema, depth));
+    else if (type === 'array' && schema.items) {
+      const minLength = schema.minItems ?? 0;
+      const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? 3, minLength + 3));
+      options.push(fc.array(field(doc, state, schema.items, name, depth + 1), { minLength, maxLength }));
+      // a whole list of distinct valid photos: one bad entry would stop every request at the first check
+      if (resolve(doc, schema.items).contentEncoding === 'base64' && state.photos.length >= minLength) {
+        options.push(fc.shuffledSubarray(state.photos, { minLength, maxLength: Math.min(schema.maxItems ?? state.photos.length, state.photos.length) }));
+      }
+    } else if (type === 'object') options.push(objectOf(doc, state, schema, depth));
   }
   if (options.length === 0) options.push(fc.jsonValue({ maxDepth: 2 }));
   return fc.oneof(...options);
@@ -264,6 +283,13 @@ function objectOf(doc: OpenApiDocument, state: FuzzState, schema: Schema, depth:
     for (const name of Object.keys(out)) {
       const values = learnedFor(state, name);
       if (values.length) out[name] = values[(i + name.length) % values.length];
+      // documented base64 examples are placeholders: real photos instead
+      const prop = schema.properties?.[name] && resolve(doc, schema.properties[name]);
+      if (prop?.contentEncoding === 'base64' && state.photos.length) out[name] = state.photos[i % state.photos.length];
+      if (prop?.items && resolve(doc, prop.items).contentEncoding === 'base64') {
+        const count = Math.min(state.photos.length, (prop.minItems ?? 1) + (i % 3));
+        out[name] = Array.from({ length: count }, (_, k) => state.photos[(i + k) % state.photos.length]);
+      }
     }
     return out;
   });

@@ -11,51 +11,30 @@
  * the picture to put it on; output one image URL). Another model works when its input names
  * are configured and its output is a URL or a list of URLs.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { checkImageUrl } from '../../storage/image-url.ts';
-import { abortedError, defineEngine, throwIfAborted } from '../define-engine.ts';
+import { defineEngine } from '../define-engine.ts';
 import { type Engine, type EngineImage, type EngineResult, EngineError, type ImageInput, type ProgressListener } from '../engine.ts';
-import {
-  createRequest,
-  failureMessage,
-  type ModelRef,
-  mapStatus,
-  type Prediction,
-  parseModelRef,
-  problemText,
-  progressFromLogs,
-  readOutputUrl,
-  retryAfterMs,
-} from './protocol.ts';
+import { createReplicateClient, pollUntilDone, type ReplicateClientOptions } from './client.ts';
+import { createRequest, failureMessage, type ModelRef, mapStatus, type Prediction, parseModelRef, progressFromLogs, readOutputUrl } from './protocol.ts';
 
 export const DEFAULT_FACESWAP_MODEL = 'cdingram/face-swap:d1d6ea8c8be89d664a07a457526f7128109dee7030fdac424788d762c71ed111';
 
-export interface ReplicateFaceswapOptions {
-  /** `r8_…`, sent as `Authorization: Bearer`. */
-  apiToken: string;
+/** The client's options (token, base URL, timeouts, 429 handling) and the model's. */
+export interface ReplicateFaceswapOptions extends ReplicateClientOptions {
   /** `owner/name` (latest version) or `owner/name:<version id>`. Default DEFAULT_FACESWAP_MODEL. */
   model?: string;
   /** The model's input field for the face to use. Default `swap_image`. */
   sourceInput?: string;
   /** The model's input field for the picture whose face is replaced. Default `input_image`. */
   targetInput?: string;
-  /** Default `https://api.replicate.com`. */
-  baseUrl?: string;
   /** First delay between polls, growing by half each time. Default 1000 ms. */
   pollIntervalMs?: number;
   /** Longest delay between polls. Default 5000 ms. */
   maxPollIntervalMs?: number;
   /** Cancel the prediction and fail after this long. Default 10 minutes (Replicate's own limit is 30). */
   timeoutMs?: number;
-  /** Per HTTP request. Default 30 s. */
-  requestTimeoutMs?: number;
   /** Consecutive failed polls tolerated before the run fails (retryably, resumable). Default 5. */
   maxPollFailures?: number;
-  /** 429 answers waited out (per its `retry-after`) per call before failing retryably. Default 3. */
-  maxRateLimitWaits?: number;
-  /** A longer `retry-after` is not waited here but left to the job queue's backoff. Default 30 s. */
-  maxRetryAfterMs?: number;
-  fetch?: typeof fetch;
 }
 
 const NAME = 'replicate-faceswap';
@@ -68,20 +47,11 @@ function imageValue(image: ImageInput): string {
   return `data:${image.contentType};base64,${image.data.toString('base64')}`;
 }
 
-async function pause(ms: number, signal: AbortSignal): Promise<void> {
-  try {
-    await sleep(ms, undefined, { signal });
-  } catch {
-    throw abortedError(signal);
-  }
-}
-
 export function createReplicateFaceswapEngine(options: ReplicateFaceswapOptions): Engine {
   const modelText = options.model ?? DEFAULT_FACESWAP_MODEL;
   const parsed = parseModelRef(modelText);
   if (!parsed) throw new Error(`Replicate model must be owner/name or owner/name:<64-hex version id>, got ${JSON.stringify(modelText)}`);
   const model: ModelRef = parsed;
-  const baseUrl = (options.baseUrl ?? 'https://api.replicate.com').replace(/\/+$/, '');
   const sourceInput = options.sourceInput ?? 'swap_image';
   const targetInput = options.targetInput ?? 'input_image';
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -89,58 +59,7 @@ export function createReplicateFaceswapEngine(options: ReplicateFaceswapOptions)
   const timeoutMs = options.timeoutMs ?? 10 * 60_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const maxPollFailures = options.maxPollFailures ?? 5;
-  const maxRateLimitWaits = options.maxRateLimitWaits ?? 3;
-  const maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
-  const doFetch = options.fetch ?? fetch;
-
-  /**
-   * One API call. 429 is waited out (its `retry-after`) a few times, then fails retryably;
-   * 5xx and network failures fail retryably; other refusals do not. A 404 answers undefined
-   * when `missingOk`.
-   */
-  async function call<T>(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown, missingOk = false): Promise<T | undefined> {
-    for (let waits = 0; ; waits++) {
-      const headers: Record<string, string> = { authorization: `Bearer ${options.apiToken}`, accept: 'application/json' };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      let response: Response;
-      try {
-        response = await doFetch(`${baseUrl}${path}`, {
-          method,
-          headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(requestTimeoutMs)]),
-        });
-      } catch (error) {
-        throwIfAborted(signal);
-        throw new EngineError('upstream_unavailable', UNAVAILABLE, {
-          retryable: true,
-          detail: `${method} ${path}: ${error instanceof Error ? error.message : String(error)}`,
-          cause: error,
-        });
-      }
-      const text = await response.text();
-      const detail = `${method} ${path} -> ${response.status} ${problemText(text)}`;
-      if (response.status === 429) {
-        const wait = retryAfterMs(response.headers.get('retry-after')) ?? 1000 * 2 ** waits;
-        if (waits < maxRateLimitWaits && wait <= maxRetryAfterMs) {
-          await pause(wait, signal);
-          continue;
-        }
-        throw new EngineError('upstream_busy', BUSY, { retryable: true, detail });
-      }
-      if (response.status === 404 && missingOk) return undefined;
-      if (response.status === 401 || response.status === 403) throw new EngineError('upstream_auth', UNAVAILABLE, { detail });
-      // 402: the Replicate account is out of credit, an operator's problem no retry fixes
-      if (response.status === 402) throw new EngineError('upstream_unavailable', UNAVAILABLE, { detail });
-      if (response.status >= 500) throw new EngineError('upstream_unavailable', UNAVAILABLE, { retryable: true, detail });
-      if (!response.ok) throw new EngineError('upstream_rejected', 'The face swap service refused the request.', { detail });
-      try {
-        return JSON.parse(text) as T;
-      } catch (error) {
-        throw new EngineError('upstream_unavailable', UNAVAILABLE, { retryable: true, detail: `invalid JSON: ${detail}`, cause: error });
-      }
-    }
-  }
+  const { call } = createReplicateClient(options, { unavailable: UNAVAILABLE, busy: BUSY, rejected: 'The face swap service refused the request.' });
 
   async function create(source: ImageInput, target: ImageInput, signal: AbortSignal): Promise<Prediction> {
     const request = createRequest(model, { [sourceInput]: imageValue(source), [targetInput]: imageValue(target) });
@@ -152,7 +71,7 @@ export function createReplicateFaceswapEngine(options: ReplicateFaceswapOptions)
   }
 
   const get = (id: string, signal: AbortSignal, missingOk = false) =>
-    call<Prediction>('GET', `/v1/predictions/${encodeURIComponent(id)}`, signal, undefined, missingOk);
+    call<Prediction>('GET', `/v1/predictions/${encodeURIComponent(id)}`, signal, undefined, { missingOk });
 
   /** Best effort: stop paying for a prediction we gave up on. */
   async function cancel(id: string): Promise<void> {
@@ -201,45 +120,34 @@ export function createReplicateFaceswapEngine(options: ReplicateFaceswapOptions)
 
   async function watch(first: Prediction, report: ProgressListener, signal: AbortSignal): Promise<EngineResult> {
     const { id } = first;
-    const started = Date.now();
-    let interval = pollIntervalMs;
-    let failures = 0;
-    let prediction = first;
-    for (;;) {
-      const state = mapStatus(prediction.status);
-      switch (state.kind) {
-        case 'succeeded':
-          return toResult(prediction);
-        case 'failed':
-          throw new EngineError('upstream_failed', failureMessage(prediction.error), {
-            upstreamId: id,
-            detail: `prediction ${id} failed: ${String(prediction.error ?? '').slice(0, 500)}`,
-          });
-        case 'canceled':
-          throw new EngineError('upstream_failed', 'The face swap was cancelled by the face swap service.', { upstreamId: id });
-        case 'aborted':
-          // never started, not charged: another attempt starts a new prediction (see resumable)
-          throw new EngineError('upstream_busy', BUSY, { retryable: true, upstreamId: id, detail: `prediction ${id} aborted` });
-        case 'active':
-          report({ percentage: progressOf(prediction, state.stage, Date.now() - started), status: state.stage });
-      }
-      if (Date.now() - started + interval > timeoutMs) {
-        await cancel(id);
-        throw new EngineError('timeout', 'The face swap took too long.', { upstreamId: id, detail: `prediction ${id} cancelled after ${timeoutMs} ms` });
-      }
-      await pause(interval, signal);
-      interval = Math.min(maxPollIntervalMs, Math.ceil(interval * 1.5));
-      try {
-        prediction = (await get(id, signal)) as Prediction;
-        failures = 0;
-      } catch (error) {
-        if (!(error instanceof EngineError) || !error.retryable) throw error;
-        failures += 1;
-        if (failures >= maxPollFailures) {
-          // retryable with the id: the next attempt watches the same prediction
-          throw new EngineError(error.code, error.message, { retryable: true, upstreamId: id, detail: error.detail, cause: error });
-        }
-      }
+    const { job: prediction, state } = await pollUntilDone(
+      first,
+      {
+        get: async (pid, s) => (await get(pid, s)) as Prediction,
+        cancel,
+        onActive: (p, stage, elapsedMs) => report({ percentage: progressOf(p, stage, elapsedMs), status: stage }),
+        timedOut: (pid) =>
+          new EngineError('timeout', 'The face swap took too long.', { upstreamId: pid, detail: `prediction ${pid} cancelled after ${timeoutMs} ms` }),
+        intervalMs: pollIntervalMs,
+        maxIntervalMs: maxPollIntervalMs,
+        timeoutMs,
+        maxFailures: maxPollFailures,
+      },
+      signal,
+    );
+    switch (state.kind) {
+      case 'succeeded':
+        return toResult(prediction);
+      case 'failed':
+        throw new EngineError('upstream_failed', failureMessage(prediction.error), {
+          upstreamId: id,
+          detail: `prediction ${id} failed: ${String(prediction.error ?? '').slice(0, 500)}`,
+        });
+      case 'canceled':
+        throw new EngineError('upstream_failed', 'The face swap was cancelled by the face swap service.', { upstreamId: id });
+      default:
+        // aborted: never started, not charged; another attempt starts a new prediction (see resumable)
+        throw new EngineError('upstream_busy', BUSY, { retryable: true, upstreamId: id, detail: `prediction ${id} aborted` });
     }
   }
 

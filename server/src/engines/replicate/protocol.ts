@@ -1,7 +1,8 @@
 /**
- * @module The wire shapes of Replicate's predictions API (upstream-protocols.md C2) and their
- * mapping onto the Engine port: model references, statuses, errors (RFC 9457 problem
- * details `{ title, detail, status }`), `retry-after`, progress and output.
+ * @module The wire shapes of Replicate's predictions, trainings and files APIs
+ * (upstream-protocols.md C2) and their mapping onto the Engine port: model references,
+ * statuses, errors (RFC 9457 problem details `{ title, detail, status }`), `retry-after`,
+ * progress and output.
  */
 import type { EngineStage } from '../engine.ts';
 
@@ -21,6 +22,32 @@ export interface Prediction {
   urls?: { get?: string; cancel?: string; web?: string };
 }
 
+/**
+ * The training object of POST /v1/models/{owner}/{name}/versions/{version}/trainings and
+ * GET /v1/trainings/{id}: the same statuses as a prediction; on success `output` names the
+ * new version of the destination model and the weights.
+ */
+export interface Training {
+  id: string;
+  model?: string;
+  version?: string;
+  destination?: string;
+  status?: string;
+  input?: Record<string, unknown>;
+  output?: { version?: unknown; weights?: unknown } | null;
+  error?: unknown;
+  logs?: string | null;
+}
+
+/** The file object of POST /v1/files: `urls.get` is what a model input takes. */
+export interface ReplicateFile {
+  id: string;
+  name?: string;
+  content_type?: string;
+  size?: number;
+  urls?: { get?: string };
+}
+
 /** `owner/name` runs the model's latest version; `owner/name:<version id>` pins one. */
 export interface ModelRef {
   owner: string;
@@ -34,6 +61,19 @@ export function parseModelRef(text: string): ModelRef | undefined {
   const match = MODEL_PATTERN.exec(text.trim());
   if (!match) return undefined;
   return match[3] ? { owner: match[1], name: match[2], version: match[3] } : { owner: match[1], name: match[2] };
+}
+
+/**
+ * The version id out of a training's `output.version`, which Replicate gives as
+ * `owner/name:<version id>` (or the bare id).
+ *
+ * @example
+ * versionIdOf('acme/me:5c7d…') // '5c7d…'
+ */
+export function versionIdOf(version: unknown): string | undefined {
+  if (typeof version !== 'string') return undefined;
+  const match = /^(?:[a-z0-9][a-z0-9_.-]*\/[a-z0-9][a-z0-9_.-]*:)?([0-9a-f]{64})$/i.exec(version.trim());
+  return match?.[1];
 }
 
 /** Where a prediction of `model` is created, and its body around `input`. */
@@ -80,10 +120,17 @@ export function progressFromLogs(logs: string | null | undefined): number | unde
   return last;
 }
 
+const isUrl = (value: unknown): value is string => typeof value === 'string' && /^https?:\/\//i.test(value);
+
 /** The output picture's URL: the output itself (a file output) or the first of a list. */
 export function readOutputUrl(output: unknown): string | undefined {
   const first = Array.isArray(output) ? output[0] : output;
-  return typeof first === 'string' && /^https?:\/\//i.test(first) ? first : undefined;
+  return isUrl(first) ? first : undefined;
+}
+
+/** Every output picture's URL: a list of file outputs, or the one file output. */
+export function readOutputUrls(output: unknown): string[] {
+  return (Array.isArray(output) ? output : [output]).filter(isUrl);
 }
 
 /** One line for logs out of an error answer: `title: detail` of a problem details body, else the text. */
@@ -117,10 +164,17 @@ export function failureMessage(error: unknown): string {
   if (/no face|face not (found|detected)|could not (find|detect) (a |any )?face/i.test(text)) {
     return 'No face was found in the source or the target image.';
   }
-  const line = text
+  const line = lastErrorLine(error);
+  return line ? `The face swap failed: ${line}` : 'The face swap failed.';
+}
+
+/** The last non-empty line of a model's error (its exception), shortened; undefined when there is none. */
+export function lastErrorLine(error: unknown): string | undefined {
+  const text = typeof error === 'string' ? error : '';
+  return text
     .split('\n')
     .map((l) => l.trim())
     .filter(Boolean)
-    .at(-1);
-  return line ? `The face swap failed: ${line.slice(0, 200)}` : 'The face swap failed.';
+    .at(-1)
+    ?.slice(0, 200);
 }

@@ -1,6 +1,9 @@
 /**
  * @module The server-side price of every task type, in credits (architecture §6, the
  * provider's public table). Clients never send an amount; the hold is always read here.
+ * Most types have one price; AI photo training and generation are priced per photo, the
+ * quantity coming from the server's own records (the photos an upload kept, the photos asked
+ * for), never from a client's amount.
  */
 import type { UpscaleType } from '../../engines/engine.ts';
 
@@ -22,22 +25,33 @@ const FIXED_PRICES: Readonly<Record<string, number>> = {
   'flux-imagine': 1,
   'ideogram-imagine': 1,
   faceswap: 2,
+  'ai-photo-upload': 2,
   'upscale-subtle': UPSCALE_PRICES.subtle,
   'upscale-creative': UPSCALE_PRICES.creative,
   'upscale-2x': UPSCALE_PRICES['2x'],
   'upscale-4x': UPSCALE_PRICES['4x'],
 };
 
+/** Credits per unit of the types priced by quantity: per photo trained on, per photo generated. */
+const PER_UNIT_PRICES: Readonly<Record<string, number>> = {
+  'ai-photo-train': 4,
+  'ai-photo-generate': 1,
+};
+
 const VARIATION_PRICE = 4;
 
 /**
- * Credits a task of `type` costs, or undefined for a type this server does not sell.
+ * Credits a task of `type` costs, or undefined for a type this server does not sell (or a
+ * quantity that is not a whole number of at least 1 for a type priced per unit). `quantity`
+ * only matters for types priced per unit; the others ignore it.
  *
  * @example
  * priceOf('imagine') // 4
  * priceOf('upscale#2') // 2
+ * priceOf('ai-photo-train', 12) // 48: 4 per photo
  */
-export function priceOf(type: string): number | undefined {
+export function priceOf(type: string, quantity = 1): number | undefined {
+  if (type in PER_UNIT_PRICES) return Number.isSafeInteger(quantity) && quantity >= 1 ? PER_UNIT_PRICES[type] * quantity : undefined;
   if (type in FIXED_PRICES) return FIXED_PRICES[type];
   if (/^variation-[1-4]$/.test(type)) return VARIATION_PRICE;
   if (/^upscale#[1-4]$/.test(type)) return UPSCALE_PRICES['1x'];

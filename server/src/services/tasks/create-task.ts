@@ -30,33 +30,61 @@ export interface TaskDeps {
 }
 
 export interface TaskSpec {
+  /** The task's id, when the caller needed it first (e.g. to name media stored for it); else a new one. */
+  id?: string;
   type: string;
+  /** How many units a type priced per unit is for (photos trained on, photos asked for); see priceOf. */
+  quantity?: number;
+  /**
+   * The engine (queue) to run on when it is registered and runs this kind, e.g. the engine that
+   * trained an AI photo identity; otherwise the registry's choice.
+   */
+  preferredEngine?: string;
   prompt: string | null;
   parentPrompt?: string | null;
   parentId?: string | null;
   mode?: string | null;
   inputData?: Record<string, unknown> | null;
+  expiresAt?: Date | null;
   webhook?: { url: string | null; secret: string | null };
 }
 
 const INSUFFICIENT_CREDITS_MESSAGE = 'Not enough credits';
 
-export async function createTask(deps: TaskDeps, account: Account, spec: TaskSpec): Promise<{ task_id: string }> {
-  const cost = priceOf(spec.type);
+/** The price and the queue of a task of `spec`, or the 400 that refuses it before anything is held. */
+function priceAndQueue(deps: TaskDeps, spec: Pick<TaskSpec, 'type' | 'quantity' | 'preferredEngine'>): { cost: number; queue: string } {
+  const cost = priceOf(spec.type, spec.quantity);
   const kind = engineKindOf(spec.type);
-  const queue = kind && deps.engines.route(kind);
-  if (cost === undefined || !queue) throw new ApiError('bad_request', `${spec.type} tasks are not available`);
-  if (deps.engines.isSimulated(kind) && !deps.config.embedded && !deps.config.allowSimulatedEngines) {
+  const found = kind && spec.preferredEngine ? deps.engines.get(spec.preferredEngine) : undefined;
+  const preferred = kind && found?.supports(kind) ? found : undefined;
+  const queue = kind && (preferred?.name ?? deps.engines.route(kind));
+  if (cost === undefined || !kind || !queue) throw new ApiError('bad_request', `${spec.type} tasks are not available`);
+  const simulated = preferred ? (preferred.simulatedKinds?.includes(kind) ?? false) : deps.engines.isSimulated(kind);
+  if (simulated && !deps.config.embedded && !deps.config.allowSimulatedEngines) {
     throw new ApiError('engine_unavailable', `${spec.type} tasks are not available on this server: no generation engine is configured for them`);
   }
+  return { cost, queue };
+}
 
-  const id = randomUUID();
+/**
+ * The refusals createTask would answer (not sold here, not enough credits), checked before
+ * work a submit should not do for nothing, such as storing a user's photos. Only a check:
+ * the hold in createTask decides.
+ */
+export async function assertCanCreateTask(deps: TaskDeps, account: Account, spec: Pick<TaskSpec, 'type' | 'quantity' | 'preferredEngine'>): Promise<void> {
+  const { cost } = priceAndQueue(deps, spec);
+  if ((await taskRepository(deps.db).creditsOf(account.id)) < cost) throw new ApiError('insufficient_credits', INSUFFICIENT_CREDITS_MESSAGE);
+}
+
+export async function createTask(deps: TaskDeps, account: Account, spec: TaskSpec): Promise<{ task_id: string }> {
+  const { cost, queue } = priceAndQueue(deps, spec);
+  const id = spec.id ?? randomUUID();
   try {
     await deps.db.transaction(async (tx) => {
       const tasks = taskRepository(tx);
       // the hold first: it locks the user's row, so concurrent submits queue up here
       await tasks.applyCredit(account.id, -cost, `hold:${id}`, `hold ${spec.type}`, id);
-      await tasks.insert({ id, userId: account.id, email: account.email, cost, ...spec });
+      await tasks.insert({ ...spec, id, userId: account.id, email: account.email, cost });
       if (spec.webhook && (spec.webhook.url || spec.webhook.secret)) {
         await tasks.setWebhook(id, spec.webhook.url, spec.webhook.secret);
       }

@@ -23,6 +23,8 @@ export interface TaskView {
   archived: boolean;
   created_at: string;
   updated_at: string;
+  /** AI photo uploads and trainings: after this they can no longer be trained or generated from. */
+  expires_at: string | null;
 }
 
 const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
@@ -51,5 +53,6 @@ export function toTaskView(row: TaskRow): TaskView {
     archived: row.archived,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
+    expires_at: row.expires_at ? iso(row.expires_at) : null,
   };
 }
