@@ -48,7 +48,7 @@ describe('reopening a picture in its tool', () => {
     [{ id: 't2', type: 'upscale#3' }, '/dashboard/tools/midjourney?taskId=t2'],
     [{ id: 't3', type: 'flux-imagine' }, null],
     [{ id: 't4', type: 'faceswap' }, '/dashboard/tools/faceswap?taskId=t4'],
-    [{ id: 't5', type: 'ai-photo-generate' }, null],
+    [{ id: 't5', type: 'ai-photo-generate' }, '/dashboard/tools/ai-photos?taskId=t5'],
     [{ id: 't6', type: 'ideogram-imagine' }, null],
   ])('%j → %s', (task, link) => {
     expect(toolLinkOf(task)).toBe(link);

@@ -112,16 +112,18 @@ describe('Images gallery', () => {
     expect(calls).toEqual([{ query: { tab: 'All', filter: 'Everything', search: '', archive: false }, offset: 0 }]);
   });
 
-  it('Open reopens a Faceswap picture in the Faceswap screen; a type no tool reopens has no Open', async () => {
-    const [swap, flux] = images(2);
+  it('Open reopens a Faceswap picture in the Faceswap screen, AI photos in the AI Photos screen; a type no tool reopens has no Open', async () => {
+    const [swap, flux, aiPhoto] = images(3);
     const { gateway } = fakeGateway([
       { ...swap!, id: 'swap-1', type: 'faceswap', prompt: null },
       { ...flux!, id: 'flux-1', type: 'flux-imagine' },
+      { ...aiPhoto!, id: 'gen-1', type: 'ai-photo-generate', prompt: 'a vintage studio photo' },
     ]);
     renderPage(gateway);
-    await waitFor(() => expect(cards()).toHaveLength(2));
+    await waitFor(() => expect(cards()).toHaveLength(3));
     expect(within(cards()[0]!).getByRole('link', { name: 'Open' }).getAttribute('href')).toBe('/dashboard/tools/faceswap?taskId=swap-1');
     expect(within(cards()[1]!).queryByRole('link', { name: 'Open' })).toBeNull();
+    expect(within(cards()[2]!).getByRole('link', { name: 'Open' }).getAttribute('href')).toBe('/dashboard/tools/ai-photos?taskId=gen-1');
   });
 
   it('loads the next page when the end of the grid comes into view, after the delay, then stops at the end', async () => {

@@ -1,8 +1,8 @@
 import { Navigate } from 'react-router-dom';
 import { Heading } from '@chakra-ui/react';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
-import { ScreenPlaceholder } from './components/screen-placeholder.tsx';
 import { InstanceReport } from './instance-report.tsx';
+import { AiPhotosRoute } from './routes/ai-photos.tsx';
 import { FaceswapRoute } from './routes/faceswap.tsx';
 import { MidjourneyRoute } from './routes/midjourney.tsx';
 
@@ -10,7 +10,7 @@ import { MidjourneyRoute } from './routes/midjourney.tsx';
 export const routes: RemoteRoute[] = [
   { index: true, element: <MidjourneyRoute /> },
   { path: 'tools/midjourney', element: <MidjourneyRoute /> },
-  { path: 'tools/ai-photos', element: <ScreenPlaceholder title="AI Photos" testId="ai-photos" /> },
+  { path: 'tools/ai-photos', element: <AiPhotosRoute /> },
   { path: 'tools/faceswap', element: <FaceswapRoute /> },
   {
     path: 'tools/bulk-tasks',

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, DEFAULT_API_ERROR } from '@aim/shared-kit/api';
 import { FACESWAP_MAX_BYTES } from '@aim/shared-kit/domain';
 import {
   canGenerate,
@@ -13,7 +12,6 @@ import {
   shownPhase,
   taskInputs,
   tooLargeMessage,
-  uploadFailureDetail,
 } from '../src/features/faceswap/faceswap-rules.ts';
 import type { LiveTaskState } from '../src/features/tasks/use-live-task.ts';
 
@@ -59,16 +57,6 @@ describe('checkImageFile: jpeg, png, gif, webp up to 3 MB (spec §5)', () => {
     expect(tooLargeMessage('source')).toBe('Source Image is too large. Please upload an image under 3MB.');
     expect(tooLargeMessage('target')).toBe('Target Image is too large. Please upload an image under 3MB.');
   });
-});
-
-describe('uploadFailureDetail: the server reason shown under the box', () => {
-  it.each([
-    ['server message', new ApiError('The picture could not be read.', 400), 'The picture could not be read.'],
-    ['default text', new ApiError(DEFAULT_API_ERROR, 500), null],
-    ['network failure (status 0)', new ApiError(DEFAULT_API_ERROR, 0), null],
-    ['not an API error', new TypeError('Failed to fetch'), null],
-    ['nothing', undefined, null],
-  ])('%s', (_name, error, expected) => expect(uploadFailureDetail(error)).toBe(expected));
 });
 
 describe('canGenerate: both images uploaded and the key known (spec §5)', () => {

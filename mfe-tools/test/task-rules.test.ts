@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { clampPercentage, failureMessage, isAcceptedImage, type LiveTask, mergeTaskUpdate, statusLabel, taskPhase } from '../src/features/tasks/task-rules.ts';
+import { ApiError, DEFAULT_API_ERROR } from '@aim/shared-kit/api';
+import {
+  clampPercentage,
+  failureMessage,
+  isAcceptedImage,
+  type LiveTask,
+  mergeTaskUpdate,
+  statusLabel,
+  taskPhase,
+  uploadFailureDetail,
+} from '../src/features/tasks/task-rules.ts';
 
 const task = (over: Partial<LiveTask> = {}): LiveTask => ({ id: 't1', type: 'imagine', status: 'success', percentage: 100, ...over });
 
@@ -74,4 +84,14 @@ describe('isAcceptedImage (jpeg, png, gif, webp only)', () => {
     ['application/pdf', false],
     ['', false],
   ])('%s -> %s', (type, expected) => expect(isAcceptedImage({ type })).toBe(expected));
+});
+
+describe('uploadFailureDetail: the server reason shown beside a failed call', () => {
+  it.each([
+    ['server message', new ApiError('The picture could not be read.', 400), 'The picture could not be read.'],
+    ['default text', new ApiError(DEFAULT_API_ERROR, 500), null],
+    ['network failure (status 0)', new ApiError(DEFAULT_API_ERROR, 0), null],
+    ['not an API error', new TypeError('Failed to fetch'), null],
+    ['nothing', undefined, null],
+  ])('%s', (_name, error, expected) => expect(uploadFailureDetail(error)).toBe(expected));
 });

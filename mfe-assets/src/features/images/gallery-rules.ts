@@ -44,11 +44,13 @@ export function searchPattern(search: string): string | null {
   return term ? `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
 }
 
-/** The tool screens that reopen a task of their family (spec §2: both restore ?taskId=). */
+/** The tool screens that reopen a task of their family (spec §2: each restores ?taskId=). */
 const TOOL_OF_FAMILY: Partial<Record<TaskFamily, string>> = {
   // The Midjourney tool's grid, upscale and variation buttons; it refuses other types (spec §5).
   midjourney: '/dashboard/tools/midjourney',
   faceswap: '/dashboard/tools/faceswap',
+  // Only ai-photo-generate reaches the gallery (HIDDEN_TYPES); the screen shows its photos.
+  'ai-photo': '/dashboard/tools/ai-photos',
 };
 
 /** Where a picture's Open goes: its tool with the task, or null when no tool reopens that type. */

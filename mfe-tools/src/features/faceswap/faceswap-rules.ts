@@ -1,6 +1,5 @@
 // The Faceswap screen's rules (spec §2 Faceswap, §4, §5, §8), kept free of React so they can be
 // table-tested (test/faceswap-rules.test.ts).
-import { ApiError, DEFAULT_API_ERROR } from '@aim/shared-kit/api';
 import { FACESWAP_MAX_BYTES, taskFamily } from '@aim/shared-kit/domain';
 import { failureMessage, isAcceptedImage, type LiveTask, type TaskPhase, taskPhase, UNSUPPORTED_IMAGE_MESSAGE } from '../tasks/task-rules.ts';
 import type { LiveTaskState } from '../tasks/use-live-task.ts';
@@ -37,15 +36,6 @@ export function checkImageFile(file: { type: string; size: number }, role: Image
   if (!isAcceptedImage(file)) return UNSUPPORTED_IMAGE_MESSAGE;
   if (file.size > FACESWAP_MAX_BYTES) return tooLargeMessage(role);
   return null;
-}
-
-/**
- * What the box shows under a failed upload besides the 'Error uploading images!' toast: the
- * server's own reason when it gave one (e.g. an unreadable picture), else nothing.
- */
-export function uploadFailureDetail(error: unknown): string | null {
-  if (!(error instanceof ApiError) || error.status === 0) return null;
-  return error.message && error.message !== DEFAULT_API_ERROR ? error.message : null;
 }
 
 /** One upload box: the URL the server stored the picture under, and what the box previews. */

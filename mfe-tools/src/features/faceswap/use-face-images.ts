@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { checkImageFile, EMPTY_SLOT, ERROR_UPLOADING_IMAGES, IMAGE_ROLES, type ImageRole, type ImageSlot, uploadFailureDetail } from './faceswap-rules.ts';
+import { uploadFailureDetail } from '../tasks/task-rules.ts';
+import { checkImageFile, EMPTY_SLOT, ERROR_UPLOADING_IMAGES, IMAGE_ROLES, type ImageRole, type ImageSlot } from './faceswap-rules.ts';
 
 type Slots = Record<ImageRole, ImageSlot>;
 const EMPTY_SLOTS: Slots = { source: EMPTY_SLOT, target: EMPTY_SLOT };

@@ -1,6 +1,7 @@
 // Rules every task screen of this remote shares (spec §4, §5, §8): the phases of a task's status,
 // progress that never goes backwards, and the image files an upload accepts. Free of React, so
 // they are table-tested (test/task-rules.test.ts).
+import { ApiError, DEFAULT_API_ERROR } from '@aim/shared-kit/api';
 import { ACCEPTED_IMAGE_TYPES, isTerminalStatus } from '@aim/shared-kit/domain';
 
 /** The fields of a task row (spec §3) that following it live needs. */
@@ -52,4 +53,14 @@ export function failureMessage(task: { result: { message?: string | null } | nul
 /** Spec §5: an image upload accepts jpeg, png, gif and webp. */
 export function isAcceptedImage(file: { type: string }): boolean {
   return (ACCEPTED_IMAGE_TYPES as readonly string[]).includes(file.type);
+}
+
+/**
+ * What a screen shows beside a failed call besides its toast (Faceswap: under the box after
+ * 'Error uploading images!'): the server's own reason when it gave one (e.g. an unreadable
+ * picture), else nothing.
+ */
+export function uploadFailureDetail(error: unknown): string | null {
+  if (!(error instanceof ApiError) || error.status === 0) return null;
+  return error.message && error.message !== DEFAULT_API_ERROR ? error.message : null;
 }
