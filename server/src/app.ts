@@ -17,7 +17,12 @@ import { openApiDocument } from './openapi/document.ts';
 import { createRouter } from './openapi/router.ts';
 import { accountRoutes } from './routes/account.ts';
 import { aiPhotoRoutes, aiPhotoUploadRoutes } from './routes/ai-photos.ts';
+import { audioRoutes, audioUploadRoutes } from './routes/audio.ts';
 import { billingRoutes } from './routes/billing.ts';
+import { fetchRoutes } from './routes/fetch.ts';
+import { imageModelRoutes } from './routes/image-models.ts';
+import { midjourneyProRoutes } from './routes/midjourney-pro.ts';
+import { inpaintRoutes, midjourneyV1Routes } from './routes/midjourney-v1.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
 import { maybeAutoTopUp } from './services/billing/auto-topup.ts';
 import { createBilling, type Billing } from './services/billing/billing.ts';
@@ -26,6 +31,7 @@ import { mediaRoutes } from './routes/media.ts';
 import { metaRoutes } from './routes/meta.ts';
 import { taskRoutes } from './routes/tasks.ts';
 import { uploadRoutes } from './routes/upload.ts';
+import { videoRoutes } from './routes/video.ts';
 import type { EngineRegistry } from './services/tasks/engine-registry.ts';
 import type { MediaStore } from './storage/media-store.ts';
 import { withTaskDefaults } from './workers/runtime.ts';
@@ -79,9 +85,11 @@ export function createApiApp(deps: {
       maxAge: 600,
     }),
   );
-  // before the JSON body limit: they bring their own, sized for an image and for 30 photos
+  // before the JSON body limit: they bring their own, sized for an image, for 30 photos and for a song
   app.route('/', uploadRoutes(tasks));
   app.route('/', aiPhotoUploadRoutes(tasks));
+  app.route('/', audioUploadRoutes(tasks));
+  app.route('/', inpaintRoutes(tasks));
   app.use(
     bodyLimit({
       maxSize: ctx.config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -95,7 +103,13 @@ export function createApiApp(deps: {
   app.route('/', billingRoutes(ctx, billing));
   app.route('/', stripeWebhookRoutes(billing));
   app.route('/', taskRoutes(tasks));
+  app.route('/', fetchRoutes(tasks));
+  app.route('/', midjourneyV1Routes(tasks));
+  app.route('/', midjourneyProRoutes(tasks));
+  app.route('/', imageModelRoutes(tasks));
   app.route('/', aiPhotoRoutes(tasks));
+  app.route('/', videoRoutes(tasks));
+  app.route('/', audioRoutes(tasks));
   app.route('/', mediaRoutes(tasks));
 
   app.onError(errorHandler(ctx.log));

@@ -1,7 +1,8 @@
 /**
- * @module The one error contract of the provider API: `{ errors: [{ msg, code }] }`.
- * Throw `new ApiError(code, msg)` anywhere below a route; the error handler
- * (middleware/error-handler) turns it into a response with the status of its code.
+ * @module The one error contract of the provider API: `{ message, errors: [{ msg, code }] }`,
+ * where `message` repeats the first entry's `msg` (APIFRAME v1 clients read `message`; ours
+ * read `errors[0].msg`). Throw `new ApiError(code, msg)` anywhere below a route; the error
+ * handler (middleware/error-handler) turns it into a response with the status of its code.
  */
 import type { ZodError } from 'zod';
 
@@ -20,6 +21,7 @@ const ERROR_STATUS = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  too_many_requests: 429,
   internal_error: 500,
 } as const;
 
@@ -32,7 +34,14 @@ export interface ErrorEntry {
 }
 
 export interface ErrorBody {
+  /** The first entry's msg. */
+  message: string;
   errors: ErrorEntry[];
+}
+
+/** The answer body for these entries (at least one): the first message on top, then every entry. */
+export function errorBody(first: ErrorEntry, ...more: ErrorEntry[]): ErrorBody {
+  return { message: first.msg, errors: [first, ...more] };
 }
 
 /** The message of the spec's error catalogue (§8), also the client's default. */
@@ -59,7 +68,7 @@ export class ApiError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { errors: [{ msg: this.message, code: this.code }, ...this.more] };
+    return errorBody({ msg: this.message, code: this.code }, ...this.more);
   }
 }
 

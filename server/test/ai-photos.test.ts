@@ -186,7 +186,10 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
     expect(date).not.toBeNull();
     expect(Math.abs(new Date(date as Date).getTime() - expected)).toBeLessThan(60_000);
   };
-  /** A finished task of `type` inserted as is (no engine run), for states a run would not leave. */
+  /**
+   * A finished task of `type` inserted as is (no engine run), for states a run would not leave;
+   * `success` by default, as rows written before v1 compatibility say (they must still work as parents).
+   */
   const insertTask = async (type: string, fields: { status?: string; expires?: string; result?: unknown; owner?: TestUser } = {}) => {
     const owner = fields.owner ?? user;
     const { rows } = await db.query<{ id: string }>(
@@ -255,7 +258,9 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
       expect(job.images.map((img) => img.contentType)).toEqual(Array.from({ length: 10 }, (_, i) => ['image/jpeg', 'image/png', 'image/webp'][i % 3]));
       expect(job.images.every((img, i) => img.data.equals(photos[i]))).toBe(true);
       const view = await fetched(uploadId);
-      expect(view).toMatchObject({ status: 'success', percentage: 100, image_url: null, image_urls: null });
+      expect(view).toMatchObject({ task_type: 'ai-photo-upload', status: 'finished', percentage: '100', message: 'Images ready for training' });
+      expect(view).not.toHaveProperty('image_url');
+      expect(view).not.toHaveProperty('image_urls');
       expect((view.result?.photos as unknown[] | undefined)?.[3]).toEqual({ index: 3, usable: false, reason: 'no face found' });
       expect(view.expires_at).toBe(new Date((await row(uploadId)).expires_at as Date).toISOString());
     });
@@ -273,8 +278,10 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
       expect(job.images).toHaveLength(9);
       expect(job.images.every((img, i) => img.data.equals(photos[i < 3 ? i : i + 1]))).toBe(true);
       const view = await fetched(trainId);
-      expect(view).toMatchObject({ status: 'success', refund: 0, parent_task_id: uploadId });
-      expect(view.image_urls).toHaveLength(2);
+      expect(view).toMatchObject({ task_type: 'ai-photo-train', status: 'finished', refund: 0, parent_task_id: uploadId, trigger_word: 'TOKMSN' });
+      // the reference crops stay in the row (the worker reads them back), not in the v1 view
+      expect(view).not.toHaveProperty('image_urls');
+      expect((await readTask(db, trainId)).image_urls).toHaveLength(2);
       // the engine's data is kept, never over the worker's own keys
       expect(view.result).toMatchObject({ engine: 'photo-test', layout: 'set', upstream_id: 'profile-TOKMSN', identity: { photos: 9 } });
     });
@@ -291,7 +298,7 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
         upstreamId: 'profile-TOKMSN',
       });
       expect(identity.data).toEqual({ identity: { photos: 9 } });
-      const crops = (await fetched(trainId)).image_urls ?? [];
+      const crops = (await readTask(db, trainId)).image_urls ?? [];
       expect(identity.images.map((img) => img.url)).toEqual(crops);
       expect(identity.images[0].data.equals(await picture(200, 'png'))).toBe(true);
     });
@@ -307,9 +314,9 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
       expect(task.expires_at).toEqual((await row(trainId)).expires_at);
       await expectHeldOnce(generateId, 3);
       const view = await fetched(generateId);
-      expect(view).toMatchObject({ status: 'success', percentage: 100, cost: 3, refund: 0 });
+      expect(view).toMatchObject({ task_type: 'ai-photo-generate', status: 'finished', percentage: '100', cost: 3, refund: 0 });
       expect(view.image_urls).toEqual([1, 2, 3].map((i) => `http://localhost:8080/media/${generateId}-${i}.png`));
-      expect(view.image_url).toBe(view.image_urls?.[0]);
+      expect(view).not.toHaveProperty('image_url');
       for (const [i, url] of (view.image_urls ?? []).entries()) {
         const media = await h.app.request(new URL(url).pathname);
         expect(media.status).toBe(200);
@@ -323,9 +330,9 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
            from _realtime_local.changes where table_name = 'tasks' and op = 'UPDATE' and new_row->>'id' = $1 order by id`,
         [generateId],
       );
-      const growing = rows.filter((r) => r.status !== 'success' && r.n !== null).map((r) => r.n);
+      const growing = rows.filter((r) => r.status !== 'finished' && r.n !== null).map((r) => r.n);
       expect(growing).toEqual([1, 2, 3]);
-      expect(rows.at(-1)).toMatchObject({ status: 'success', percentage: 100, n: 3 });
+      expect(rows.at(-1)).toMatchObject({ status: 'finished', percentage: 100, n: 3 });
       const percentages = rows.map((r) => r.percentage);
       expect(percentages).toEqual([...percentages].sort((a, b) => a - b));
     });
@@ -340,8 +347,19 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
         }
         expect(hit, `completion webhook of ${id}`).toBeDefined();
         expect(verifyWebhookSignature('photo-secret', hit!.headers as Record<string, string>, hit!.body).ok).toBe(true);
-        expect(JSON.parse(hit!.body)).toMatchObject({ task_id: id, status: 'success', expires_at: expect.any(String) });
+        expect(JSON.parse(hit!.body)).toMatchObject({ task_id: id, status: 'finished', expires_at: expect.any(String) });
+        expect(JSON.parse(hit!.body)).toEqual(await fetched(id));
       }
+    });
+
+    it('should train under TOKMSN when trigger_word is left out (the APIFRAME v1 default)', async () => {
+      const runs = main.jobs.length;
+      const id = await submit('/ai-photo-train', { training_images_id: uploadId });
+      expect((await row(id)).input_data).toEqual({ training_images_id: uploadId, trigger_word: 'TOKMSN' });
+      await expectHeldOnce(id, 4 * 9);
+      expect(await waitForTask(db, id)).toMatchObject({ status: 'finished', refund: 0 });
+      expect(main.jobs.slice(runs)).toEqual([expect.objectContaining({ kind: 'ai-photo-train', triggerWord: 'TOKMSN' })]);
+      expect(await fetched(id)).toMatchObject({ task_type: 'ai-photo-train', status: 'finished', parent_task_id: uploadId, trigger_word: 'TOKMSN' });
     });
 
     it('should default to 4 photos at 1 credit each', async () => {
@@ -509,7 +527,8 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
     it.each([
       [{ training_images_id: 'x', trigger_word: 'TOKMSN' }, 'training_images_id: Must be a task id'],
       [{ trigger_word: 'TOKMSN' }, 'training_images_id: Required'],
-      [{ training_images_id: '00000000-0000-4000-8000-000000000000' }, 'trigger_word: Required'],
+      [{ training_images_id: '00000000-0000-4000-8000-000000000000', trigger_word: 42 }, 'trigger_word: Must be a string'],
+      [{ training_images_id: '00000000-0000-4000-8000-000000000000', trigger_word: '' }, 'Trigger word must be 6–12 characters'],
       [{ training_images_id: '00000000-0000-4000-8000-000000000000', trigger_word: 'ABCDE' }, 'Trigger word must be 6–12 characters'],
       [{ training_images_id: '00000000-0000-4000-8000-000000000000', trigger_word: 'ABCDEFGHIJKLM' }, 'Trigger word must be 6–12 characters'],
       [{ training_images_id: '00000000-0000-4000-8000-000000000000', trigger_word: '   ABCD   ' }, 'Trigger word must be 6–12 characters'],
@@ -694,7 +713,7 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
       const id = await submit('/ai-photo-generate', { training_id: byOther, prompt: 'x', number_of_images: 1 });
       const { rows } = await db.query<{ queue: string }>('select queue from public.task_jobs where task_id = $1', [id]);
       expect(rows[0].queue).toBe('photo-second');
-      expect(await waitForTask(db, id)).toMatchObject({ status: 'success', result: { engine: 'photo-second' } });
+      expect(await waitForTask(db, id)).toMatchObject({ status: 'finished', result: { engine: 'photo-second' } });
       expect(second.jobs.at(-1)).toMatchObject({ kind: 'ai-photo-generate', identity: { engine: 'photo-second', triggerWord: 'TOKMSN' } });
       expect((await readTask(db, id)).refund).toBe(0);
     });
@@ -703,7 +722,7 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
   it('should document the three calls with examples in the OpenAPI document and on /docs', async () => {
     const doc = (await (await h.app.request('/openapi.json')).json()) as {
       paths: Record<string, { post?: { security?: unknown; responses: Record<string, unknown> } }>;
-      components: { schemas: Record<string, { example?: Record<string, unknown>; properties?: Record<string, unknown> }> };
+      components: { schemas: Record<string, { example?: Record<string, unknown>; properties?: Record<string, unknown>; required?: string[] }> };
     };
     for (const path of ['/ai-photo-upload', '/ai-photo-train', '/ai-photo-generate']) {
       const op = doc.paths[path]?.post;
@@ -713,6 +732,14 @@ describe.each(testDatabaseKinds())('AI photos on %s', (kind) => {
     expect(Object.keys(doc.paths['/ai-photo-train'].post?.responses ?? {})).toEqual(expect.arrayContaining(['404', '409']));
     expect(doc.components.schemas.AiPhotoUploadRequest.example).toMatchObject({ ethnicity: 'latino', gender: 'female', age: 32 });
     expect(doc.components.schemas.AiPhotoTrainRequest.example).toMatchObject({ trigger_word: 'TOKMSN' });
+    // trigger_word may be left out: v1's default, shown in the document
+    expect(doc.components.schemas.AiPhotoTrainRequest.required).toEqual(['training_images_id']);
+    expect(doc.components.schemas.AiPhotoTrainRequest.properties?.trigger_word).toMatchObject({
+      type: 'string',
+      default: 'TOKMSN',
+      minLength: 6,
+      maxLength: 12,
+    });
     expect(doc.components.schemas.AiPhotoGenerateRequest.example).toMatchObject({ number_of_images: 4 });
     expect(doc.components.schemas.Task.properties).toHaveProperty('expires_at');
     const html = await (await h.app.request('/docs')).text();
@@ -763,12 +790,12 @@ describe.each(testDatabaseKinds())('AI photos on the Replicate LoRA adapter on %
       gender: 'male',
       age: 40,
     });
-    expect(await waitForTask(db, uploadId)).toMatchObject({ status: 'success' });
+    expect(await waitForTask(db, uploadId)).toMatchObject({ status: 'finished' });
 
     const trainId = await submit('/ai-photo-train', { training_images_id: uploadId, trigger_word: 'ZKWLMN' });
     const train = await waitForTask(db, trainId);
     const [training] = upstream.trainings.values();
-    expect(train).toMatchObject({ status: 'success', cost: 36, refund: 0, image_urls: null });
+    expect(train).toMatchObject({ status: 'finished', cost: 36, refund: 0, image_urls: null });
     expect(train.result).toMatchObject({
       engine: 'replicate-lora',
       simulated: false,
@@ -786,7 +813,12 @@ describe.each(testDatabaseKinds())('AI photos on the Replicate LoRA adapter on %
     const [prediction] = upstream.predictions.values();
     expect(prediction.input).toEqual({ prompt: 'photo of ZKWLMN, a man, on a mountain at dawn', num_outputs: 4, aspect_ratio: '16:9', seed: 5 });
     expect(prediction.model.version).toBe(String(train.result?.upstream_version).split(':')[1]);
-    expect(generated).toMatchObject({ status: 'success', cost: 4, refund: 0, result: { engine: 'replicate-lora', layout: 'set', upstream_id: prediction.id } });
+    expect(generated).toMatchObject({
+      status: 'finished',
+      cost: 4,
+      refund: 0,
+      result: { engine: 'replicate-lora', layout: 'set', upstream_id: prediction.id },
+    });
     expect(generated.image_urls).toEqual([1, 2, 3, 4].map((i) => `http://localhost:8080/media/${generateId}-${i}.png`));
     for (const url of generated.image_urls ?? []) {
       expect((await h.media.get(h.media.keyOf(url)!))?.data.equals(FAKE_OUTPUT_PNG)).toBe(true);

@@ -54,7 +54,7 @@ describe.each(testDatabaseKinds())('credits on %s', (kind) => {
       const user = await createUser(db);
       await grantCredits(db, user.id, 10);
       const { task_id } = (await (await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'fine' } })).json()) as { task_id: string };
-      expect((await waitForTask(db, task_id)).status).toBe('success');
+      expect((await waitForTask(db, task_id)).status).toBe('finished');
       expect(await ledgerOf(db, task_id)).toEqual([{ delta: -4, source_key: `hold:${task_id}` }]);
       const { rows } = await db.query('select outcome, amount from public.task_settlements where task_id = $1', [task_id]);
       expect(rows).toEqual([{ outcome: 'charged', amount: 4 }]);
@@ -86,7 +86,7 @@ describe.each(testDatabaseKinds())('credits on %s', (kind) => {
       const user = await createUser(db);
       await grantCredits(db, user.id, 4);
       const { task_id } = (await (await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'flaky:2' } })).json()) as { task_id: string };
-      expect((await waitForTask(db, task_id)).status).toBe('success');
+      expect((await waitForTask(db, task_id)).status).toBe('finished');
       const { rows } = await db.query('select state, attempts from public.task_jobs where task_id = $1', [task_id]);
       expect(rows).toEqual([{ state: 'done', attempts: 3 }]);
       expect(await balanceOf(db, user.id)).toMatchObject({ credits: 0, ledgerSum: 0 });

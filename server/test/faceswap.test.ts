@@ -182,7 +182,7 @@ describe.each(testDatabaseKinds())('POST /faceswap on %s', (kind) => {
 
     it('should succeed, the engine given our upload from the store and the other picture over HTTP', async () => {
       const task = await waitForTask(db, taskId);
-      expect(task.status).toBe('success');
+      expect(task.status).toBe('finished');
       const [job] = recording.jobs;
       expect(job?.kind).toBe('faceswap');
       if (job?.kind !== 'faceswap') return;
@@ -199,9 +199,11 @@ describe.each(testDatabaseKinds())('POST /faceswap on %s', (kind) => {
 
     it('should show status, percentage and image_url on /fetch, the image served by /media', async () => {
       const view = await fetched(taskId);
-      expect(view).toMatchObject({ task_id: taskId, type: 'faceswap', status: 'success', percentage: 100, complete: true, cost: PRICE, refund: 0 });
+      expect(view).toMatchObject({ task_id: taskId, task_type: 'faceswap', status: 'finished', percentage: '100', cost: PRICE, refund: 0 });
       expect(view.image_url).toMatch(new RegExp(`^http://localhost:8080/media/${taskId}-image\\.png$`));
-      expect(view.image_urls).toEqual([view.image_url]);
+      // one picture: image_url alone (v1), no prompt
+      expect(view).not.toHaveProperty('image_urls');
+      expect(view).not.toHaveProperty('prompt');
       const media = await h.app.request(new URL(view.image_url!).pathname);
       expect(media.status).toBe(200);
       expect(media.headers.get('content-type')).toBe('image/png');
@@ -213,7 +215,7 @@ describe.each(testDatabaseKinds())('POST /faceswap on %s', (kind) => {
           where table_name = 'tasks' and op = 'UPDATE' and new_row->>'id' = $1 order by id`,
         [taskId],
       );
-      expect(rows.at(-1)).toEqual({ percentage: 100, status: 'success' });
+      expect(rows.at(-1)).toEqual({ percentage: 100, status: 'finished' });
       const percentages = rows.map((r) => r.percentage);
       expect(percentages).toEqual([...percentages].sort((a, b) => a - b));
 
@@ -225,7 +227,9 @@ describe.each(testDatabaseKinds())('POST /faceswap on %s', (kind) => {
       }
       expect(hit, 'completion webhook').toBeDefined();
       expect(verifyWebhookSignature('faceswap-secret', hit!.headers as Record<string, string>, hit!.body).ok).toBe(true);
-      expect(JSON.parse(hit!.body)).toMatchObject({ task_id: taskId, type: 'faceswap', status: 'success' });
+      // the body is the task as /fetch shows it
+      expect(JSON.parse(hit!.body)).toEqual(await fetched(taskId));
+      expect(JSON.parse(hit!.body)).toMatchObject({ task_id: taskId, task_type: 'faceswap', status: 'finished' });
     });
   });
 
@@ -316,7 +320,7 @@ describe.each(testDatabaseKinds())('POST /faceswap on %s', (kind) => {
       const after = await balanceOf(db, user.id);
       expect(after.credits).toBe(before);
       expect(after.credits).toBe(after.ledgerSum);
-      expect((await fetched(taskId)).result).toEqual({ message, code });
+      expect(await fetched(taskId)).toMatchObject({ status: 'failed', message, result: { message, code } });
       return taskId;
     };
 
@@ -419,7 +423,7 @@ describe.each(testDatabaseKinds())('faceswap on the Replicate adapter on %s', (k
     expect(res.status).toBe(200);
     const { task_id } = (await res.json()) as { task_id: string };
     const task = await waitForTask(db, task_id);
-    expect(task).toMatchObject({ status: 'success', percentage: 100 });
+    expect(task).toMatchObject({ status: 'finished', percentage: 100 });
     const [id] = upstream.predictions.keys();
     expect(task.result).toMatchObject({ engine: 'replicate-faceswap', method: 'faceswap', simulated: false, upstream_id: id });
 

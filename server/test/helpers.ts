@@ -64,14 +64,20 @@ export function post(app: App, path: string, opts: { key?: string; json?: unknow
   return app.request(path, { method: 'POST', headers, body });
 }
 
-/** The error contract: `{ errors: [{ msg, code }] }` with at least one entry. */
+/**
+ * The error contract: `{ message, errors: [{ msg, code }] }` with at least one entry, nothing
+ * else, and `message` (what APIFRAME v1 clients read) the first entry's msg.
+ */
 export async function expectErrorBody(res: Response): Promise<{ msg: string; code: string }> {
-  const body = (await res.json()) as { errors?: { msg: unknown; code: unknown }[] };
+  const body = (await res.json()) as { message?: unknown; errors?: { msg: unknown; code: unknown }[] };
   if (!Array.isArray(body.errors) || body.errors.length === 0) throw new Error(`not the error contract: ${JSON.stringify(body)}`);
   for (const e of body.errors) {
     if (typeof e.msg !== 'string' || typeof e.code !== 'string' || Object.keys(e).length !== 2) {
       throw new Error(`bad error entry: ${JSON.stringify(e)}`);
     }
+  }
+  if (body.message !== body.errors[0].msg || Object.keys(body).sort().join() !== 'errors,message') {
+    throw new Error(`the top-level message must repeat errors[0].msg, and be the only other key: ${JSON.stringify(body)}`);
   }
   return body.errors[0] as { msg: string; code: string };
 }

@@ -1,6 +1,11 @@
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@aim/supabase/db';
 import { createTestDb, testDatabaseKinds } from '@aim/supabase/testing';
+import type { AppEnv } from '../src/context.ts';
+import { ApiError } from '../src/errors.ts';
+import { errorHandler } from '../src/middleware/error-handler/index.ts';
 import { captureLogger, createUser, DASHBOARD_ORIGIN, expectErrorBody, post, testApp, type TestUser } from './helpers.ts';
 
 const ACCOUNT_PATHS = ['/auth/revokeAndCreateNewAPIKey', '/auth/updateWebhookURL', '/auth/update-onboarding-status', '/auth/recordReference'];
@@ -124,12 +129,59 @@ describe.each(testDatabaseKinds())('HTTP contract on %s', (kind) => {
       const res = await post(broken, '/auth/update-onboarding-status', { key: other.apiKey, headers: { 'x-request-id': 'req-500-test' } });
       expect(res.status).toBe(500);
       const text = await res.text();
-      expect(JSON.parse(text)).toEqual({ errors: [{ msg: UNEXPECTED, code: 'internal_error' }] });
+      expect(JSON.parse(text)).toEqual({ message: UNEXPECTED, errors: [{ msg: UNEXPECTED, code: 'internal_error' }] });
       expect(text).not.toMatch(/pglite|pool|closed|stack/i);
       expect(res.headers.get('x-request-id')).toBe('req-500-test');
       const errorLine = brokenLog.lines.find((l) => l.startsWith('error unhandled error'));
       expect(errorLine).toContain('request_id=req-500-test');
       expect(brokenLog.lines.join('\n')).not.toContain(other.apiKey);
+    });
+  });
+
+  describe('the top-level message (APIFRAME v1 clients read `message`)', () => {
+    const UNKNOWN_TASK = '00000000-0000-4000-8000-000000000000';
+
+    it.each([
+      [400, 'a field that fails validation', () => post(app, '/fetch', { key: user.apiKey, json: {} }), 'task_id: Required', 'validation_failed'],
+      [400, 'malformed JSON', () => post(app, '/fetch', { key: user.apiKey, json: '{' }), 'Malformed JSON in request body', 'invalid_json'],
+      [401, 'no key', () => post(app, '/fetch', { json: { task_id: UNKNOWN_TASK } }), 'Missing API key', 'missing_api_key'],
+      [401, 'an unknown key', () => app.request('/account', { headers: { authorization: 'f'.repeat(64) } }), 'Invalid API key', 'invalid_api_key'],
+      [
+        402,
+        'a balance too short',
+        () => post(app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'a cat' } }),
+        'Not enough credits',
+        'insufficient_credits',
+      ],
+      [404, 'an unknown task', () => post(app, '/fetch', { key: user.apiKey, json: { task_id: UNKNOWN_TASK } }), 'Task not found', 'not_found'],
+      [404, 'an unknown route', () => app.request('/v1/nope'), 'Not found: GET /v1/nope', 'not_found'],
+    ])('should answer %i for %s with message = errors[0].msg', async (status, _name, send, msg, code) => {
+      const res = await send();
+      expect(res.status).toBe(status);
+      expect(await res.json()).toEqual({ message: msg, errors: [{ msg, code }] });
+    });
+
+    it('should put the first of several messages on top', async () => {
+      const res = await post(app, '/pro/imagine', { key: user.apiKey, json: { prompt: 5, mode: 'slow' } });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { message: string; errors: { msg: string }[] };
+      expect(body.errors.length).toBe(2);
+      expect(body.message).toBe(body.errors[0].msg);
+    });
+
+    // No route limits rates yet; the handler gives a 429 the same body whichever way it is thrown.
+    it.each([
+      ['an ApiError', () => new ApiError('too_many_requests', 'Too many trainings at once'), 'Too many trainings at once'],
+      ["Hono's HTTPException", () => new HTTPException(429), 'Too many requests; try again later'],
+    ])('should answer 429 from %s with the contract and its message', async (_name, error, msg) => {
+      const probe = new Hono<AppEnv>();
+      probe.onError(errorHandler(captureLogger()));
+      probe.get('/limited', () => {
+        throw error();
+      });
+      const res = await probe.request('/limited');
+      expect(res.status).toBe(429);
+      expect(await res.json()).toEqual({ message: msg, errors: [{ msg, code: 'too_many_requests' }] });
     });
   });
 

@@ -25,6 +25,7 @@ const GENERATION_PATHS = [
   '/pro/reroll',
   '/pro/seed',
   '/fetch',
+  '/fetch-many',
   '/flux/imagine',
   '/ideogram/imagine',
   '/faceswap',
@@ -78,6 +79,10 @@ describe('OpenAPI document and docs page', () => {
       expect(Object.keys(doc.paths[path].post.responses), path).toEqual(expect.arrayContaining(['400', '415']));
     }
     expect(doc.paths['/health'].get.security).toBeUndefined();
+    // APIFRAME v1: GET /account, and one task schema for /fetch and each /fetch-many entry
+    expect(Object.keys(doc.paths['/account'])).toEqual(['get']);
+    expect(doc.paths['/fetch'].post.responses['200'].content?.['application/json'].schema.$ref).toBe('#/components/schemas/Task');
+    expect(doc.components.schemas.Task.example).toMatchObject({ status: 'finished', percentage: '100' });
   });
 
   it('should carry an example for every request and success response schema', () => {

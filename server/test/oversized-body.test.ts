@@ -15,11 +15,12 @@ import { captureLogger, createUser, testConfig, type TestUser } from './helpers.
 
 const MB = 1024 * 1024;
 const BOUNDARY = 'aim-oversized-boundary';
-const UPLOAD_TOO_LARGE = { status: 413, errors: [{ msg: 'Image must be at most 10 MB', code: 'payload_too_large' }] };
-const JSON_TOO_LARGE = { status: 413, errors: [{ msg: 'Request body is too large', code: 'payload_too_large' }] };
+const UPLOAD_TOO_LARGE = { status: 413, message: 'Image must be at most 10 MB', errors: [{ msg: 'Image must be at most 10 MB', code: 'payload_too_large' }] };
+const JSON_TOO_LARGE = { status: 413, message: 'Request body is too large', errors: [{ msg: 'Request body is too large', code: 'payload_too_large' }] };
 
 interface Answer {
   status?: number;
+  message?: string;
   errors?: unknown;
   error?: string;
 }

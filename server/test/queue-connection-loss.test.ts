@@ -34,12 +34,12 @@ for (const kind of testDatabaseKinds().filter((k) => k === 'postgres')) {
       // no polling to fall back on: only the notification can wake this worker
       const worker = h.worker({ pollMs: 3_600_000 });
       await worker.start();
-      expect((await waitForTask(db, await submit('before the drop'))).status).toBe('success');
+      expect((await waitForTask(db, await submit('before the drop'))).status).toBe('finished');
 
       await dropListenConnection(db);
-      expect((await waitForTask(db, await submit('after the drop'))).status).toBe('success');
+      expect((await waitForTask(db, await submit('after the drop'))).status).toBe('finished');
       await dropListenConnection(db);
-      expect((await waitForTask(db, await submit('after the second drop'))).status).toBe('success');
+      expect((await waitForTask(db, await submit('after the second drop'))).status).toBe('finished');
       await worker.stop();
     });
   });

@@ -81,7 +81,7 @@ describe.each(testDatabaseKinds())('job queue on %s', (kind) => {
     sampling = false;
     await sampler;
     await Promise.all([a.stop(), b.stop()]);
-    expect(tasks.map((t) => t.status)).toEqual(ids.map(() => 'success'));
+    expect(tasks.map((t) => t.status)).toEqual(ids.map(() => 'finished'));
     for (let i = 0; i < 6; i++) expect(engine.runs.get(`slow:200 #${i}`)).toBe(1);
     expect(maxActive).toBeGreaterThan(0);
     expect(maxActive).toBeLessThanOrEqual(2);
@@ -96,8 +96,11 @@ describe.each(testDatabaseKinds())('job queue on %s', (kind) => {
     expect(await tasks.recordProgress(id, 30, 'running')).toBeUndefined();
     expect((await tasks.recordProgress(id, 30, 'starting'))?.percentage).toBe(50);
     expect((await readTask(db, id)).percentage).toBe(50);
-    await db.query(`update public.tasks set status = 'success' where id = $1`, [id]);
-    expect(await tasks.recordProgress(id, 80, 'running')).toBeUndefined();
+    // finished, and success as rows written before v1 compatibility say
+    for (const terminal of ['finished', 'success']) {
+      await db.query(`update public.tasks set status = $2 where id = $1`, [id, terminal]);
+      expect(await tasks.recordProgress(id, 80, 'running')).toBeUndefined();
+    }
     await db.query(`update public.task_jobs set state = 'done', lease_token = null where task_id = $1`, [id]);
   });
 
@@ -111,7 +114,7 @@ describe.each(testDatabaseKinds())('job queue on %s', (kind) => {
     await worker.start();
     const task = await waitForTask(db, id);
     await worker.stop();
-    expect(task.status).toBe('success');
+    expect(task.status).toBe('finished');
     expect(await jobOf(db, id)).toEqual({ state: 'done', attempts: 2, locked_by: 'rescuer' });
     // the ghost's late writes are refused
     expect(await ghost.heartbeat(claimed)).toBe(false);
@@ -210,7 +213,7 @@ for (const kind of testDatabaseKinds().filter((k) => k === 'postgres')) {
       await once(second, 'exit');
 
       expect(tasks.every((t) => TERMINAL.includes(t.status))).toBe(true);
-      expect(tasks.map((t) => t.status)).toEqual(['success', 'success', 'failed']);
+      expect(tasks.map((t) => t.status)).toEqual(['finished', 'finished', 'failed']);
       expect((await jobOf(db, slow[0])).attempts).toBe(2);
       expect(tasks[2].refund).toBe(4);
       for (const id of ids) {
@@ -230,7 +233,7 @@ for (const kind of testDatabaseKinds().filter((k) => k === 'postgres')) {
         const worker = spawnWorker('src/workers/main.ts', { MEDIA_DIR: realHarness.mediaDir, API_PUBLIC_URL: 'http://localhost:8080' });
         await ready(worker, /\[worker\] .* running engines local/);
         const task = await waitForTask(db, task_id, { timeoutMs: 25_000 });
-        expect(task.status).toBe('success');
+        expect(task.status).toBe('finished');
         const image = await realHarness.app.request(new URL(task.image_url!).pathname);
         expect(image.status).toBe(200);
         expect(image.headers.get('content-type')).toBe('image/png');

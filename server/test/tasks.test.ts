@@ -5,7 +5,7 @@ import { testDatabaseKinds } from '@aim/supabase/testing';
 import { taskRepository } from '../src/repositories/task-repository.ts';
 import type { TaskView } from '../src/services/tasks/task-view.ts';
 import { createUser, expectErrorBody, post, type TestUser } from './helpers.ts';
-import { balanceOf, grantCredits, ledgerOf, openTestDb, taskHarness, TEST_CELL_SIZE, waitForTask, type TaskHarness } from './support/tasks.ts';
+import { balanceOf, grantCredits, ledgerOf, openTestDb, readTask, taskHarness, TEST_CELL_SIZE, waitForTask, type TaskHarness } from './support/tasks.ts';
 
 describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
   let db: Db;
@@ -62,24 +62,26 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
       await waitForTask(db, imagineId);
     });
 
-    it('should end imagine in success with a stored grid of four that /media serves', async () => {
+    it('should end imagine finished with a stored grid of four that /media serves', async () => {
       const task = await fetched(imagineId);
       expect(task).toMatchObject({
         task_id: imagineId,
-        type: 'imagine',
-        status: 'success',
-        percentage: 100,
-        complete: true,
+        task_type: 'imagine',
+        status: 'finished',
+        percentage: '100',
         prompt: 'a lighthouse on a cliff at sunset',
         mode: 'turbo',
         cost: 4,
         refund: 0,
         archived: false,
+        actions: ['upscale1', 'upscale2', 'upscale3', 'upscale4', 'variation1', 'variation2', 'variation3', 'variation4', 'reroll'],
       });
+      expect((await readTask(db, imagineId)).status).toBe('finished');
       expect(task.result).toMatchObject({ engine: 'local', simulated: true, layout: 'grid', method: 'procedural-svg' });
       expect(task.seed).toMatch(/^\d+$/);
       expect(task.image_urls).toHaveLength(4);
-      const grid = await mediaOf(task.image_url!);
+      expect(task).not.toHaveProperty('image_url');
+      const grid = await mediaOf(task.original_image_url!);
       expect(grid.res.headers.get('content-type')).toBe('image/png');
       expect(grid.res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(await sharp(grid.data).metadata()).toMatchObject({ width: 2 * TEST_CELL_SIZE, height: 2 * TEST_CELL_SIZE });
@@ -92,10 +94,10 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
 
     it('should have streamed rising progress and one success event', () => {
       const mine = events.filter((e) => e.task.task_id === imagineId);
-      const percentages = mine.map((e) => e.task.percentage);
+      const percentages = mine.map((e) => Number(e.task.percentage));
       expect(percentages).toEqual([...percentages].sort((a, b) => a - b));
       expect(mine.filter((e) => e.kind === 'progress').length).toBeGreaterThan(1);
-      expect(mine.at(-1)).toMatchObject({ kind: 'success', userId: user.id, task: { status: 'success', percentage: 100 } });
+      expect(mine.at(-1)).toMatchObject({ kind: 'success', userId: user.id, task: { status: 'finished', percentage: '100' } });
     });
 
     it('should have fed every progress write to the realtime change capture of tasks', async () => {
@@ -105,7 +107,7 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
         [imagineId],
       );
       expect(rows.length).toBeGreaterThan(2);
-      expect(rows.at(-1)).toEqual({ percentage: 100, status: 'success' });
+      expect(rows.at(-1)).toEqual({ percentage: 100, status: 'finished' });
       const percentages = rows.map((r) => r.percentage);
       expect(percentages).toEqual([...percentages].sort((a, b) => a - b));
     });
@@ -116,24 +118,31 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
       await waitForTask(db, plain);
       await waitForTask(db, double);
       const one = await fetched(plain);
-      expect(one).toMatchObject({ type: 'upscale#2', status: 'success', parent_task_id: imagineId, cost: 2, input_data: { index: 2, upscale_type: '1x' } });
-      expect(one.image_urls).toEqual([one.image_url]);
+      expect(one).toMatchObject({
+        task_type: 'upscale#2',
+        status: 'finished',
+        parent_task_id: imagineId,
+        cost: 2,
+        input_data: { index: 2, upscale_type: '1x' },
+      });
+      expect(one.actions).toContain('upscale_creative');
+      expect(one).not.toHaveProperty('image_urls');
       const cell = await mediaOf(one.image_url!);
       const parentCell = await mediaOf((await fetched(imagineId)).image_urls![1]);
       const raw = (data: Buffer) => sharp(data).removeAlpha().raw().toBuffer();
       // U2 is the second cell of the grid as it is
       expect((await raw(cell.data)).equals(await raw(parentCell.data))).toBe(true);
       const two = await fetched(double);
-      expect(two).toMatchObject({ type: 'upscale-2x', status: 'success', cost: 1 });
+      expect(two).toMatchObject({ task_type: 'upscale-2x', status: 'finished', cost: 1 });
       expect(await sharp((await mediaOf(two.image_url!)).data).metadata()).toMatchObject({ width: 2 * TEST_CELL_SIZE });
     });
 
     it('should make variations of image 3 as a new grid task', async () => {
       const id = await submit('/pro/variations', { parent_task_id: imagineId, index: 3 });
       const task = await waitForTask(db, id);
-      expect(task.status).toBe('success');
+      expect(task.status).toBe('finished');
       const view = await fetched(id);
-      expect(view).toMatchObject({ type: 'variation-3', parent_task_id: imagineId, prompt: 'a lighthouse on a cliff at sunset', cost: 4 });
+      expect(view).toMatchObject({ task_type: 'variation-3', parent_task_id: imagineId, prompt: 'a lighthouse on a cliff at sunset', cost: 4 });
       expect(view.image_urls).toHaveLength(4);
       expect(view.result).toMatchObject({ layout: 'grid', simulated: true });
     });
@@ -142,15 +151,16 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
       const id = await submit('/pro/reroll', { parent_task_id: imagineId });
       await waitForTask(db, id);
       const view = await fetched(id);
-      expect(view).toMatchObject({ type: 'reroll', status: 'success', prompt: 'a lighthouse on a cliff at sunset' });
-      expect(view.image_url).not.toBe((await fetched(imagineId)).image_url);
+      expect(view).toMatchObject({ task_type: 'reroll', status: 'finished', prompt: 'a lighthouse on a cliff at sunset' });
+      expect(view.original_image_url).not.toBe((await fetched(imagineId)).original_image_url);
     });
 
     it('should answer the seed of a task through /pro/seed then /fetch', async () => {
       const id = await submit('/pro/seed', { task_id: imagineId });
       await waitForTask(db, id);
       const view = await fetched(id);
-      expect(view).toMatchObject({ type: 'seed', status: 'success', cost: 2, image_url: null, parent_task_id: imagineId });
+      expect(view).toMatchObject({ task_type: 'seed', status: 'finished', cost: 2, parent_task_id: imagineId });
+      expect(view).not.toHaveProperty('image_url');
       expect(view.seed).toBe((await fetched(imagineId)).seed);
     });
   });
@@ -162,10 +172,9 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
       await waitForTask(db, flux);
       await waitForTask(db, ideogram);
       const f = await fetched(flux);
-      expect(f).toMatchObject({ type: 'flux-imagine', status: 'success', cost: 1, result: { layout: 'single' } });
-      expect(f.image_urls).toHaveLength(1);
+      expect(f).toMatchObject({ task_type: 'flux-imagine', status: 'finished', cost: 1, result: { layout: 'single' }, image_url: expect.any(String) });
       const i = await fetched(ideogram);
-      expect(i).toMatchObject({ type: 'ideogram-imagine', status: 'success', cost: 1, input_data: { aspect_ratio: '16:9' } });
+      expect(i).toMatchObject({ task_type: 'ideogram-imagine', status: 'finished', cost: 1, input_data: { aspect_ratio: '16:9' } });
       const meta = await sharp((await mediaOf(i.image_urls![0])).data).metadata();
       expect(meta.width! / meta.height!).toBeCloseTo(16 / 9, 1);
     });
@@ -184,7 +193,7 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
       expect((await fetchTask(theirs, other.apiKey)).status).toBe(200);
     });
 
-    it('should read an archived task of the caller from tasks_archive_1', async () => {
+    it('should read an archived task of the caller from tasks_archive_1, an old success as finished', async () => {
       const { rows } = await db.query<{ id: string }>(
         `insert into public.tasks_archive_1 (id, user_id, email, type, status, percentage, complete, prompt, image_url, image_urls, seed, cost)
          values (gen_random_uuid(), $1, $2, 'imagine', 'success', 100, true, 'old one', 'http://localhost:8080/media/x-grid.png', array['http://localhost:8080/media/x-1.png'], '7', 4)
@@ -192,7 +201,7 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
         [user.id, user.email],
       );
       const view = await fetched(rows[0].id);
-      expect(view).toMatchObject({ task_id: rows[0].id, archived: true, status: 'success', prompt: 'old one', seed: '7' });
+      expect(view).toMatchObject({ task_id: rows[0].id, archived: true, status: 'finished', percentage: '100', prompt: 'old one', seed: '7' });
     });
 
     it.each([

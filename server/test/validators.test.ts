@@ -42,7 +42,7 @@ describe('normalizeWebhookUrl', () => {
       caught = e;
     }
     expect(caught).toBeInstanceOf(ApiError);
-    expect((caught as ApiError).toBody()).toEqual({ errors: [{ msg, code: 'invalid_webhook_url' }] });
+    expect((caught as ApiError).toBody()).toEqual({ message: msg, errors: [{ msg, code: 'invalid_webhook_url' }] });
     expect((caught as ApiError).status).toBe(400);
   });
 

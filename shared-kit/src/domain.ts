@@ -54,6 +54,11 @@ export const AUTO_TOP_UP_MAX_FAILURES = 3;
 
 export const TRIAL = { days: 7, priceUsd: 10 } as const;
 
+/**
+ * Task statuses as rows carry them (spec §4). Terminal success is `finished` (what the API writes
+ * and APIFRAME v1 clients wait for); `success` is the same outcome as rows written before
+ * v1 compatibility say it, read everywhere as finished (`normalizeTaskStatus`).
+ */
 export const TASK_STATUSES = ['staged', 'pending', 'processing', 'queued', 'submitted', 'starting', 'running', 'success', 'finished', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['success', 'finished', 'failed'];
@@ -61,6 +66,16 @@ export const LOG_STATUS_FILTER = ['all', 'staged', 'pending', 'processing', 'fin
 
 export function isTerminalStatus(status: string): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
+}
+
+/** A row's status as the dashboard shows and reasons about it: the older `success` reads as `finished`. */
+export function normalizeTaskStatus(status: string): string {
+  return status === 'success' ? 'finished' : status;
+}
+
+/** A task row (or any object with a status) with its status normalized; the same object when nothing changes. */
+export function withNormalizedStatus<T extends { status?: unknown }>(row: T): T {
+  return typeof row.status === 'string' && row.status !== normalizeTaskStatus(row.status) ? { ...row, status: normalizeTaskStatus(row.status) } : row;
 }
 
 export const TASK_FAMILIES = ['midjourney', 'ai-photo', 'ideogram', 'suno', 'udio', 'flux', 'luma', 'kling', 'runway', 'faceswap'] as const;
@@ -75,6 +90,8 @@ const MIDJOURNEY_TYPES = [
   'variation-2',
   'variation-3',
   'variation-4',
+  'variation-strong',
+  'variation-subtle',
   'pan-up',
   'pan-down',
   'pan-left',
@@ -107,6 +124,10 @@ const FAMILY_OF_TYPE: Record<string, TaskFamily> = {
   'luma-ext': 'luma',
   runway: 'runway',
   'kling-video': 'kling',
+  // issue 13's video calls beyond spec §3's list: Kling's try-on (a picture) and Midjourney's video actions
+  'kling-tryon': 'kling',
+  'imagine-video': 'midjourney',
+  'imagine-video-extend': 'midjourney',
   suno: 'suno',
   'suno-ext': 'suno',
   'suno-lyrics': 'suno',

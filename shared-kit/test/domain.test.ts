@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS, TASK_FAMILIES, TASK_TYPES, TOP_UPS, isTerminalStatus, planLabel, scaleImagesDaily, scalePlanForSlider, taskFamily } from '../src/domain.ts';
+import {
+  isTerminalStatus,
+  normalizeTaskStatus,
+  PLANS,
+  planLabel,
+  scaleImagesDaily,
+  scalePlanForSlider,
+  TASK_FAMILIES,
+  TASK_TYPES,
+  TOP_UPS,
+  taskFamily,
+  withNormalizedStatus,
+} from '../src/domain.ts';
 
 describe('plans', () => {
   it.each([
@@ -54,6 +66,8 @@ describe('task types', () => {
     ['ideogram-remix', 'ideogram'],
     ['flux-imagine', 'flux'],
     ['kling-video', 'kling'],
+    ['kling-tryon', 'kling'],
+    ['imagine-video-extend', 'midjourney'],
     ['luma-ext', 'luma'],
     ['suno-lyrics', 'suno'],
     ['udio', 'udio'],
@@ -75,4 +89,22 @@ describe('task types', () => {
     ['running', false],
     ['staged', false],
   ])('%s terminal=%s', (status, terminal) => expect(isTerminalStatus(status)).toBe(terminal));
+
+  it.each([
+    ['success', 'finished'],
+    ['finished', 'finished'],
+    ['failed', 'failed'],
+    ['running', 'running'],
+    ['queued', 'queued'],
+  ])('the status %s reads as %s', (status, shown) => expect(normalizeTaskStatus(status)).toBe(shown));
+
+  it('normalizes a row only when its status is the older success', () => {
+    const old = { id: 't1', status: 'success', percentage: 100 };
+    expect(withNormalizedStatus(old)).toEqual({ id: 't1', status: 'finished', percentage: 100 });
+    expect(old.status).toBe('success');
+    const current = { id: 't2', status: 'finished' };
+    expect(withNormalizedStatus(current)).toBe(current);
+    const other = { id: 't3', status: 'running' };
+    expect(withNormalizedStatus(other)).toBe(other);
+  });
 });

@@ -4,6 +4,10 @@
  * Engines never touch the database or the media store; the caller persists results.
  */
 
+import { AUDIO_JOB_KINDS, type AudioJob } from './jobs/audio.ts';
+import { type IdeogramStyleType, type MagicPromptOption, PICTURE_ACTION_JOB_KINDS, type PictureActionJob, type PictureSize } from './jobs/picture-actions.ts';
+import { VIDEO_JOB_KINDS, type VideoJob } from './jobs/video.ts';
+
 /** Which grid cell an action applies to (Midjourney's U1–U4 / V1–V4 buttons). */
 export type CellIndex = 1 | 2 | 3 | 4;
 
@@ -11,6 +15,9 @@ export type CellIndex = 1 | 2 | 3 | 4;
 export type UpscaleType = '1x' | 'subtle' | 'creative' | '2x' | '4x';
 
 export type AspectRatio = '1:1' | '16:9' | '9:16' | '4:3' | '3:4' | '3:2' | '2:3';
+
+/** The Flux models a flux-imagine job can ask for (v1 `model`). */
+export type FluxModel = 'flux-schnell' | 'flux-dev' | 'flux-pro' | 'flux-pro-1.1' | 'flux-pro-1.1-ultra';
 
 /**
  * What an action needs to know about the task it derives from. Each engine reads the parts
@@ -74,13 +81,62 @@ interface JobBase {
 
 export type EngineJob = JobBase &
   (
-    | { kind: 'imagine'; prompt: string; seed?: number; mode?: 'fast' | 'turbo' }
-    | { kind: 'reroll'; parent: ParentRef; seed?: number }
+    | {
+        kind: 'imagine';
+        prompt: string;
+        seed?: number;
+        mode?: 'fast' | 'turbo';
+        /** The shape of the four pictures (v1 /imagine; Midjourney `--ar`); square when omitted. */
+        aspectRatio?: AspectRatio;
+      }
+    | {
+        kind: 'reroll';
+        parent: ParentRef;
+        seed?: number;
+        /** A new prompt for the new grid (v1 /reroll; Midjourney's remix); the parent's when omitted. */
+        prompt?: string;
+      }
     | { kind: 'variation'; parent: ParentRef; index: CellIndex }
     | { kind: 'upscale'; parent: ParentRef; index: CellIndex; type: UpscaleType }
     | { kind: 'seed'; parent: ParentRef }
-    | { kind: 'flux-imagine'; prompt: string; seed?: number; aspectRatio?: AspectRatio }
-    | { kind: 'ideogram-imagine'; prompt: string; seed?: number; aspectRatio?: AspectRatio }
+    /**
+     * One picture from a prompt on a Flux model (v1 /flux-imagine). `size` (256–1440 a side)
+     * wins over `aspectRatio`; square when neither is given. The rest are the model's knobs as
+     * the v1 API names them, passed on where the model has them: `steps` and `guidance`
+     * (flux-pro, flux-dev), `safetyTolerance` 0 (strict) – 6, `raw` and `imagePromptStrength`
+     * 0–1 (flux-pro-1.1-ultra), `imagePrompt` (a picture to start from, read by the worker),
+     * `promptUpsampling` (let the model rewrite the prompt). Omitted: the model's default.
+     */
+    | {
+        kind: 'flux-imagine';
+        prompt: string;
+        seed?: number;
+        aspectRatio?: AspectRatio;
+        model?: FluxModel;
+        size?: PictureSize;
+        steps?: number;
+        guidance?: number;
+        safetyTolerance?: number;
+        raw?: boolean;
+        imagePrompt?: ImageInput;
+        imagePromptStrength?: number;
+        promptUpsampling?: boolean;
+      }
+    /**
+     * Pictures from a prompt on Ideogram (v1 /ideogram-imagine): `resolution` (an exact size)
+     * or `aspectRatio`, never both; `styleType`, `negativePrompt` (what to leave out),
+     * `magicPrompt` (let the model rewrite the prompt). Omitted: the model's default.
+     */
+    | {
+        kind: 'ideogram-imagine';
+        prompt: string;
+        seed?: number;
+        aspectRatio?: AspectRatio;
+        resolution?: PictureSize;
+        styleType?: IdeogramStyleType;
+        negativePrompt?: string;
+        magicPrompt?: MagicPromptOption;
+      }
     /** The face of `source` (spec: swap_image_url) put onto the face in `target` (target_image_url). */
     | { kind: 'faceswap'; source: ImageInput; target: ImageInput }
     /** Checks and prepares the 10–30 photos of one person (spec: ai-photo-upload). */
@@ -98,6 +154,10 @@ export type EngineJob = JobBase &
         height?: number;
         seed?: number;
       }
+    // the other families, each in its own file
+    | PictureActionJob
+    | VideoJob
+    | AudioJob
   );
 
 export type EngineJobKind = EngineJob['kind'];
@@ -114,12 +174,42 @@ export const ENGINE_JOB_KINDS: readonly EngineJobKind[] = [
   'ai-photo-upload',
   'ai-photo-train',
   'ai-photo-generate',
+  ...PICTURE_ACTION_JOB_KINDS,
+  ...VIDEO_JOB_KINDS,
+  ...AUDIO_JOB_KINDS,
 ];
 
 /** Image bytes rendered here, or a URL an upstream serves (to be copied into our store). */
 export type EngineImage =
   | { source: 'buffer'; data: Buffer; contentType: string; width: number; height: number }
   | { source: 'url'; url: string; width?: number; height?: number };
+
+/** A video or audio file made here, or a URL an upstream serves (copied into our store; type read from the bytes). */
+export type EngineFile = { source: 'buffer'; data: Buffer; contentType: string } | { source: 'url'; url: string };
+
+/** A video result (Task.video_url is the first one, video_urls all). */
+interface EngineVideo {
+  file: EngineFile;
+  /** A still for the gallery card (stored next to the video; result.videos[i].poster_url). */
+  poster?: EngineImage;
+  width?: number;
+  height?: number;
+  durationSec?: number;
+  /** The upstream's id of this video, for extending it later. */
+  upstreamId?: string;
+}
+
+/** A song (Task.audio_urls; result.songs[i] with audio_url, image_url (cover), title, lyrics, tags, duration). */
+interface EngineSong {
+  file: EngineFile;
+  cover?: EngineImage;
+  title?: string;
+  lyrics?: string;
+  tags?: string;
+  durationSec?: number;
+  /** The upstream's id of this song, for extending it later. */
+  upstreamId?: string;
+}
 
 export interface EngineResult {
   /** Adapter name, e.g. `local` or `midjourney-proxy`. */
@@ -144,11 +234,19 @@ export interface EngineResult {
   width?: number;
   height?: number;
   upstreamId?: string;
+  /** Videos made (layout `none` unless there is also a picture). */
+  videos?: EngineVideo[];
+  /** Songs made. */
+  songs?: EngineSong[];
+  /** Text answers: the prompts of describe or shorten (result.prompts). */
+  texts?: string[];
+  /** Lyrics on their own (suno-lyrics; Task.lyrics). */
+  lyrics?: string;
   /**
    * What else the run found, kept in the task's `result` under these keys (JSON): an upload's
    * per-photo verdicts, a training's identity profile or upstream model version, a
    * generation's identity scores. Keys must not clash with the worker's own (engine, method,
-   * simulated, note, layout, width, height, upstream_id, message, code).
+   * simulated, note, layout, width, height, upstream_id, message, code, videos, songs, prompts).
    */
   data?: Record<string, unknown>;
 }

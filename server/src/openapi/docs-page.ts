@@ -126,7 +126,7 @@ ${doc.info.description ? `<p>${escapeHtml(doc.info.description)}</p>` : ''}
 <p class="muted">Base URL <code>${escapeHtml(baseUrl)}</code> · Machine-readable document: <a href="/openapi.json">/openapi.json</a></p>
 <nav><h2>Endpoints</h2><ul>${toc}</ul></nav>
 <h2>Errors</h2>
-<p>Every error answers with a 4xx or 5xx status and the same body; show <code>errors[0].msg</code> to the user and branch on <code>code</code>.</p>
+<p>Every error answers with a 4xx or 5xx status and the same body; show <code>errors[0].msg</code> (or <code>message</code>, the same text, where APIFRAME v1 clients read it) to the user and branch on <code>code</code>.</p>
 ${errorExample === undefined ? '' : codeBlock(errorExample)}
 <h2>Reference</h2>
 ${ops.map(({ method, path, op }) => renderOperation(baseUrl, method, path, op, schemas)).join('\n')}

@@ -27,7 +27,9 @@ export function openApiDocument<E extends Env>(app: OpenAPIHono<E>, config: ApiC
         title: 'AI media API',
         version: '1.0.0',
         description:
-          'The AI media provider API. Authenticate with your API key in the Authorization header. ' + 'Every error answers { "errors": [{ "msg", "code" }] }.',
+          'The AI media provider API, compatible with the APIFRAME v1 API: put your API key in the Authorization header (raw, or as Bearer), ' +
+          'submit a task, then poll POST /fetch (or receive its webhook) until its status is finished or failed. ' +
+          'Every error answers { "message", "errors": [{ "msg", "code" }] }, message being errors[0].msg.',
       },
       servers: [{ url: config.publicUrl }],
     }));

@@ -12,6 +12,7 @@ export const apiKeySecurity = [{ [API_KEY_SCHEME]: [] as string[] }];
 
 const ErrorResponseSchema = z
   .object({
+    message: z.string().openapi({ description: 'The first error message again (`errors[0].msg`), where APIFRAME v1 clients read it.' }),
     errors: z
       .array(
         z.object({
@@ -22,14 +23,19 @@ const ErrorResponseSchema = z
       .min(1),
   })
   .openapi('ErrorResponse', {
-    description: 'Every error answer. Read `errors[0].msg`.',
-    example: { errors: [{ msg: 'Invalid API key', code: 'invalid_api_key' }] },
+    description: 'Every error answer. Read `errors[0].msg` (or `message`, the same text).',
+    example: errorExample({ msg: 'Invalid API key', code: 'invalid_api_key' }),
   });
+
+/** The body of an error answer with one entry, as the error handler writes it (for examples). */
+export function errorExample(entry: { msg: string; code: string }) {
+  return { message: entry.msg, errors: [entry] };
+}
 
 function errorResponse(description: string, example: { msg: string; code: string }) {
   return {
     description,
-    content: { 'application/json': { schema: ErrorResponseSchema, example: { errors: [example] } } },
+    content: { 'application/json': { schema: ErrorResponseSchema, example: errorExample(example) } },
   };
 }
 

@@ -120,6 +120,19 @@ export function jobRepository(q: Queryable) {
       return rows.length > 0;
     },
 
+    /**
+     * Which of these tasks wait for another attempt: their job is back in the queue after an
+     * attempt (a retryable failure; a shutdown that gave the attempt back leaves 0 and is not one).
+     */
+    async retryingTaskIds(taskIds: readonly string[]): Promise<Set<string>> {
+      if (taskIds.length === 0) return new Set();
+      const { rows } = await q.query<{ task_id: string }>(
+        `select task_id from public.task_jobs where task_id = any($1::uuid[]) and state = 'queued' and attempts > 0`,
+        [taskIds],
+      );
+      return new Set(rows.map((r) => r.task_id));
+    },
+
     /** Records that a worker is alive and which queues it claims from (start, then periodically). */
     async registerWorker(workerId: string, queues: readonly string[]): Promise<void> {
       await q.query(

@@ -28,6 +28,10 @@ export interface TaskRow {
   parent_id: string | null;
   image_url: string | null;
   image_urls: string[] | null;
+  video_url: string | null;
+  video_urls: string[] | null;
+  audio_urls: string[] | null;
+  lyrics: string | null;
   cost: number;
   refund: number;
   result: Record<string, unknown> | null;
@@ -59,12 +63,16 @@ export interface NewTask {
 export interface TaskSuccess {
   imageUrl: string | null;
   imageUrls: string[] | null;
+  /** Videos and songs (spec §3 video_url, video_urls, audio_urls) and lyrics; absent: none. */
+  videoUrls?: string[] | null;
+  audioUrls?: string[] | null;
+  lyrics?: string | null;
   seed: string | null;
   result: Record<string, unknown>;
 }
 
 const COLUMNS = `id, user_id, email, type, status, percentage, complete, prompt, parent_prompt, parent_id,
-  image_url, image_urls, cost, refund, result, seed, input_data, mode, created_at, updated_at, expires_at`;
+  image_url, image_urls, video_url, video_urls, audio_urls, lyrics, cost, refund, result, seed, input_data, mode, created_at, updated_at, expires_at`;
 
 const NOT_TERMINAL = `status not in ('success', 'finished', 'failed')`;
 
@@ -122,6 +130,40 @@ export function taskRepository(q: Queryable) {
       return rows[0];
     },
 
+    /**
+     * The tasks of this user among `taskIds`, live or archived, in no particular order; ids that
+     * are someone else's or unknown are left out.
+     */
+    async findOwnMany(userId: string, taskIds: readonly string[]): Promise<TaskRow[]> {
+      const { rows } = await q.query<TaskRow>(
+        `select ${COLUMNS}, false as archived from public.tasks where id = any($1::uuid[]) and user_id = $2
+         union all
+         select ${COLUMNS}, true as archived from public.tasks_archive_1 a
+          where a.id = any($1::uuid[]) and a.user_id = $2 and not exists (select 1 from public.tasks t where t.id = a.id)`,
+        [taskIds, userId],
+      );
+      return rows;
+    },
+
+    /**
+     * How many pictures the user's finished generations delivered (live and archived): each
+     * task's image_urls (a grid's four cells, a set's photos; a single picture counts once),
+     * or its image_url alone. AI photo uploads and trainings are left out (their pictures are
+     * the user's own photos and crops of them), and so are failed and unfinished tasks.
+     */
+    async countGeneratedImages(userId: string): Promise<number> {
+      const { rows } = await q.query<{ n: number }>(
+        `select coalesce(sum(case when cardinality(image_urls) > 0 then cardinality(image_urls)
+                                  when image_url is not null then 1 else 0 end), 0)::int as n
+           from (select type, image_url, image_urls from public.tasks where user_id = $1 and status in ('finished', 'success')
+                 union all
+                 select type, image_url, image_urls from public.tasks_archive_1 where user_id = $1 and status in ('finished', 'success')) t
+          where type not in ('ai-photo-upload', 'ai-photo-train')`,
+        [userId],
+      );
+      return rows[0]?.n ?? 0;
+    },
+
     /** For the worker: a task by id, live or archived, whoever owns it. */
     async findById(taskId: string): Promise<TaskRow | undefined> {
       const { rows } = await q.query<TaskRow>(
@@ -165,11 +207,21 @@ export function taskRepository(q: Queryable) {
 
     async markSucceeded(taskId: string, success: TaskSuccess): Promise<TaskRow | undefined> {
       const { rows } = await q.query<TaskRow>(
-        `update public.tasks set status = 'success', percentage = 100, complete = true,
-                image_ready = $2::text is not null, image_url = $2, image_urls = $3, seed = coalesce($4, seed), result = $5
+        `update public.tasks set status = 'finished', percentage = 100, complete = true,
+                image_ready = $2::text is not null, image_url = $2, image_urls = $3, seed = coalesce($4, seed), result = $5,
+                video_url = ($6::text[])[1], video_urls = $6, audio_urls = $7, lyrics = $8
           where id = $1 and ${NOT_TERMINAL}
          returning ${COLUMNS}, false as archived`,
-        [taskId, success.imageUrl, success.imageUrls, success.seed, success.result],
+        [
+          taskId,
+          success.imageUrl,
+          success.imageUrls,
+          success.seed,
+          success.result,
+          success.videoUrls ?? null,
+          success.audioUrls ?? null,
+          success.lyrics ?? null,
+        ],
       );
       return rows[0];
     },

@@ -18,6 +18,13 @@ export function userRepository(q: Queryable) {
       return rows[0];
     },
 
+    async findAccountInfo(userId: string): Promise<{ email: string; credits: number; plan: string } | undefined> {
+      const { rows } = await q.query<{ email: string; credits: number; plan: string }>('select email, credits, plan from public.mdusers where id = $1', [
+        userId,
+      ]);
+      return rows[0];
+    },
+
     /** Replaces the key with a fresh one; the old key stops matching at commit. */
     async rotateApiKey(userId: string): Promise<string | undefined> {
       const { rows } = await q.query<{ api_key: string }>('update public.mdusers set api_key = public.new_api_key() where id = $1 returning api_key', [userId]);

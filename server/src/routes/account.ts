@@ -1,6 +1,7 @@
 /**
  * @module Account calls (spec §7) under /auth/*: API key rotation, webhook URL, onboarding
- * status, referral. All POST, all API-key authenticated.
+ * status, referral (all POST); and GET /account, the APIFRAME v1 account summary. All API-key
+ * authenticated.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
@@ -8,6 +9,7 @@ import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
 import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { completeOnboarding } from '../services/account/complete-onboarding.ts';
+import { getAccountInfo } from '../services/account/get-account-info.ts';
 import { recordReference } from '../services/account/record-reference.ts';
 import { rotateApiKey } from '../services/account/rotate-api-key.ts';
 import { updateWebhookUrl } from '../services/account/update-webhook-url.ts';
@@ -53,9 +55,35 @@ const RecordReferenceResponse = z
   })
   .openapi('RecordReferenceResponse', { example: { recorded: true, referral_id: 'partner_42' } });
 
+const AccountInfoResponse = z
+  .object({
+    email: z.string(),
+    credits: z.number().int().openapi({ description: 'The balance now.' }),
+    total_images: z.number().int().openapi({
+      description:
+        "Images your finished generations delivered, archived tasks included: a grid's four images count 4, an upscale, faceswap or flux image 1, an AI photo generation each photo; AI photo uploads and trainings (your own photos) and failed tasks do not count.",
+    }),
+    plan: z.string().openapi({ description: 'basic, starter, growth, scale1, scale2, scale3, scale-c1; zero without a subscription.' }),
+  })
+  .openapi('AccountInfoResponse', { example: { email: 'ada@example.com', credits: 1240, total_images: 352, plan: 'starter' } });
+
 export function accountRoutes(deps: ApiDeps) {
   const router = createRouter();
   const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+
+  // GET /account – who the key belongs to, the balance, the plan and how many images it made (APIFRAME v1)
+  router.openapi(
+    createRoute({
+      method: 'get',
+      path: '/account',
+      tags: ['Account'],
+      summary: 'Account info',
+      description: 'Your email, credit balance, plan and the number of images your tasks have generated.',
+      ...authed,
+      responses: { 200: jsonResponse(AccountInfoResponse, 'The account.'), ...authedErrorResponses },
+    }),
+    async (c) => c.json(await getAccountInfo(deps, c.var.account), 200),
+  );
 
   // POST /auth/revokeAndCreateNewAPIKey – replace the caller's API key
   router.openapi(

@@ -19,6 +19,7 @@ import {
   AI_PHOTO_MAX_MESSAGE,
   AI_PHOTO_UPLOAD_MAX_BODY_BYTES,
   AI_PHOTO_UPLOAD_TOO_LARGE_MESSAGE,
+  DEFAULT_TRIGGER_WORD,
   ETHNICITIES,
   GENDERS,
   MAX_AGE,
@@ -86,12 +87,16 @@ const AiPhotoUploadRequest = z
 const AiPhotoTrainRequest = z
   .object({
     training_images_id: TaskId(`A finished ai-photo-upload task of yours, at most ${days(UPLOAD_TTL_MS)} days old (its expires_at).`),
-    trigger_word: z.string(required('a string')).openapi({
-      description: `${MIN_TRIGGER_WORD}–${MAX_TRIGGER_WORD} characters, one word (letters, digits, _ or -): put it in your prompts to picture the person.`,
-      minLength: MIN_TRIGGER_WORD,
-      maxLength: MAX_TRIGGER_WORD,
-      example: 'TOKMSN',
-    }),
+    trigger_word: z
+      .string(required('a string'))
+      .optional()
+      .default(DEFAULT_TRIGGER_WORD)
+      .openapi({
+        description: `${MIN_TRIGGER_WORD}–${MAX_TRIGGER_WORD} characters, one word (letters, digits, _ or -): put it in your prompts to picture the person. Default ${DEFAULT_TRIGGER_WORD}.`,
+        minLength: MIN_TRIGGER_WORD,
+        maxLength: MAX_TRIGGER_WORD,
+        example: DEFAULT_TRIGGER_WORD,
+      }),
     webhook_url: WebhookUrl,
     webhook_secret: WebhookSecret,
   })
@@ -208,7 +213,7 @@ export function aiPhotoRoutes(deps: AiPhotoDeps) {
       tags: ['AI Photos'],
       summary: 'Train a model of the person',
       description:
-        'Learns the person of a finished upload under a trigger word (task type ai-photo-train). Costs 4 credits per photo the upload kept. ' +
+        `Learns the person of a finished upload under a trigger word, ${DEFAULT_TRIGGER_WORD} unless given (task type ai-photo-train). Costs 4 credits per photo the upload kept. ` +
         `Once it finished, POST /ai-photo-generate makes photos of the person for ${days(TRAINING_TTL_MS)} days (its expires_at).`,
       ...authed,
       request: { body: jsonBody(AiPhotoTrainRequest) },

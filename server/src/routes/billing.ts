@@ -20,7 +20,7 @@ import { TEST_CARDS } from '../billing/sandbox/test-cards.ts';
 import { isStripeProvider } from '../billing/stripe/stripe-provider.ts';
 import type { ApiDeps } from '../context.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, errorExample, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { saveAutoTopUpSettings } from '../services/billing/auto-topup.ts';
 import { createBilling, sandboxOf, type Billing } from '../services/billing/billing.ts';
@@ -38,7 +38,7 @@ const SECRET_EXAMPLE = 'pi_sbx_5f0c2a7d9e1b3c4d6e8f0a1b_secret_0123456789abcdef0
 function errorAnswer(description: string, msg: string, code: string) {
   return {
     description,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' }, example: { errors: [{ msg, code }] } } },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' }, example: errorExample({ msg, code }) } },
   };
 }
 

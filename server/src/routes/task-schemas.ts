@@ -1,11 +1,12 @@
 /**
- * @module Schema pieces the task routes share (routes/tasks.ts, routes/ai-photos.ts): the
- * prompt, task ids, the per-task webhook, the `{ task_id }` answer and the error answers of a
- * submit.
+ * @module Schema pieces the task routes share (routes/tasks.ts, routes/ai-photos.ts,
+ * routes/fetch.ts): the prompt, task ids, the per-task webhook, the `{ task_id }` answer, the
+ * error answers of a submit and the task as /fetch shows it.
  */
 import { z } from '@hono/zod-openapi';
-import { bodyErrorResponses, authedErrorResponses } from '../openapi/schemas.ts';
+import { authedErrorResponses, bodyErrorResponses, errorExample } from '../openapi/schemas.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../services/account/webhook-url.ts';
+import { V1_STATUSES } from '../services/tasks/task-view.ts';
 
 const MAX_PROMPT_LENGTH = 4000;
 
@@ -43,7 +44,7 @@ export const TaskIdResponse = z
 /** An error answer of the route, with its own example (the shared ErrorResponse schema). */
 export const errorRef = (description: string, msg: string, code: string) => ({
   description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' }, example: { errors: [{ msg, code }] } } },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' }, example: errorExample({ msg, code }) } },
 });
 
 /** The error answers of every submit. */
@@ -58,3 +59,109 @@ export const parentErrors = {
   404: errorRef('No task of yours has that id.', 'Task not found', 'not_found'),
   409: errorRef('The task has not finished successfully, or has no images.', 'The task has not finished successfully', 'conflict'),
 };
+
+const Urls = (description: string) => z.array(z.string()).optional().openapi({ description });
+
+/**
+ * A task in the APIFRAME v1 shape (services/tasks/task-view.ts builds it): POST /fetch, each
+ * entry of POST /fetch-many and every webhook body. A family's new result field goes here and
+ * into `TaskResultFields` of task-view.ts.
+ */
+export const TaskView = z
+  .object({
+    task_id: z.string(),
+    task_type: z.string().openapi({
+      description:
+        'imagine, reroll, variation-1…4, variation-strong/-subtle, upscale#1…4, upscale-creative/-subtle/-2x/-4x, pan-up/-down/-left/-right, outpaint-1.5x/-2x/-custom, inpaint, blend, describe, shorten, seed, flux-imagine, ideogram-imagine, ideogram-remix, ideogram-upscale, ideogram-describe, faceswap, ai-photo-upload, ai-photo-train, ai-photo-generate, luma, luma-ext, kling-video, kling-tryon, runway, imagine-video, imagine-video-extend, suno, suno-ext, suno-lyrics, suno-upload, udio.',
+    }),
+    status: z.enum(V1_STATUSES).openapi({
+      description:
+        'pending (waiting to start), staged, starting (accepted by the engine), processing, retry (an attempt failed; it will be tried again); terminal: finished, failed.',
+    }),
+    percentage: z.string().openapi({ description: 'Progress, "0" to "100" (a string, as v1 clients read it); never goes backwards within a run.' }),
+    prompt: z.string().optional(),
+    mode: z.string().optional().openapi({ description: 'The speed a Midjourney task was asked for (fast, turbo).' }),
+    original_image_url: z.string().optional().openapi({ description: 'A grid task (imagine, reroll, variations): the picture of all four images.' }),
+    image_urls: Urls('A grid: its four images (1 top left … 4 bottom right). A set (ideogram, AI photos): its pictures, listed as they are stored.'),
+    image_url: z.string().optional().openapi({ description: 'A single-image task (upscale, faceswap, flux): the picture. Media URLs do not expire.' }),
+    video_url: z.string().optional().openapi({
+      description: 'A video task (luma, luma-ext, kling-video, runway, imagine-video…): the video (MP4). Its still is result.videos[0].poster_url.',
+    }),
+    video_urls: Urls('Every video of the task (video_url is the first; imagine-video makes four).'),
+    audio_url: z.string().optional(),
+    songs: z
+      .array(
+        z.object({
+          audio_url: z.string(),
+          image_url: z.string().optional(),
+          title: z.string().optional(),
+          lyrics: z.string().optional(),
+          tags: z.string().optional(),
+          duration: z.number().optional().openapi({ description: 'Seconds.' }),
+          id: z.string().optional(),
+          song_id: z.string().optional().openapi({ description: 'The same as id: what /suno-extend takes as song_id.' }),
+        }),
+      )
+      .optional()
+      .openapi({ description: 'Songs (suno, suno-ext, suno-upload, udio): each file (audio_url), its cover (image_url), title, lyrics, tags and length.' }),
+    lyrics: z.string().optional().openapi({ description: 'A song task: the lyrics of its first song; suno-lyrics: the lyrics written.' }),
+    seed: z.string().optional().openapi({ description: 'The seed, when known (a seed task: the seed of its parent).' }),
+    trigger_word: z.string().optional().openapi({ description: 'An AI photo training: the word that names the person in prompts.' }),
+    message: z
+      .string()
+      .optional()
+      .openapi({ description: 'Why the task failed. On success only where the family says something (an AI photo upload: Images ready for training).' }),
+    content: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'describe: four prompts for the picture; shorten: the shorter prompts; numbered 1️⃣ 2️⃣ … as Midjourney writes them.' }),
+    full_content: z.string().optional().openapi({ description: "shorten: the analysis (the prompt's important tokens, what was removed)." }),
+    description: z.string().optional().openapi({ description: 'ideogram-describe: the description of the picture.' }),
+    actions: z.array(z.string()).optional().openapi({
+      description:
+        'What a finished task can be followed up with. A grid: upscale1…4, variation1…4, reroll. An upscaled image: upscale_subtle, upscale_creative, upscale_2x, upscale_4x, vary_subtle, vary_strong, zoom_out_2x, zoom_out_1.5x, pan_up, pan_down, pan_left, pan_right.',
+    }),
+    parent_task_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The task this one was made from (an upscale, variation, reroll, seed; a training, a generation).' }),
+    cost: z.number().int().openapi({ description: 'Credits held for this task (the charge once it finished).' }),
+    refund: z.number().int().openapi({ description: 'Credits given back because the task failed.' }),
+    result: z.record(z.string(), z.unknown()).nullable().openapi({
+      description:
+        'How it was made (engine, method, simulated, note, layout, width, height), plus what the engine found (an AI photo upload: per-photo verdicts; a training: its model); on failure { message, code }.',
+    }),
+    input_data: z.record(z.string(), z.unknown()).nullable().openapi({
+      description:
+        'What the task was asked, e.g. swap_image_url and target_image_url of a faceswap; ethnicity, gender, age and the stored images of an AI photo upload; training_images_id and trigger_word of a training.',
+    }),
+    archived: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    expires_at: z
+      .string()
+      .nullable()
+      .openapi({ description: 'AI photo uploads and trainings: after this they can no longer be trained on or generated from. Null: never.' }),
+  })
+  .openapi('Task', {
+    example: {
+      task_id: EXAMPLE_TASK_ID,
+      task_type: 'imagine',
+      status: 'finished',
+      percentage: '100',
+      prompt: 'a lighthouse on a cliff at sunset',
+      original_image_url: `https://api.example.com/media/${EXAMPLE_TASK_ID}-grid.png`,
+      image_urls: [1, 2, 3, 4].map((i) => `https://api.example.com/media/${EXAMPLE_TASK_ID}-${i}.png`),
+      seed: '1234567',
+      actions: ['upscale1', 'upscale2', 'upscale3', 'upscale4', 'variation1', 'variation2', 'variation3', 'variation4', 'reroll'],
+      parent_task_id: null,
+      cost: 4,
+      refund: 0,
+      result: { engine: 'local', method: 'procedural-svg', simulated: true, layout: 'grid', width: 2048, height: 2048 },
+      input_data: null,
+      archived: false,
+      created_at: '2026-11-22T10:00:00.000Z',
+      updated_at: '2026-11-22T10:00:04.000Z',
+      expires_at: null,
+    },
+  });

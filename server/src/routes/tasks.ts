@@ -1,16 +1,15 @@
 /**
  * @module Generation calls (spec §7): /pro/imagine, /pro/variations, /pro/upscale,
- * /pro/reroll, /pro/seed, /flux/imagine, /ideogram/imagine, /faceswap, and POST /fetch. Each
- * submission holds the task's price in credits and answers `{ task_id }` at once; the work
- * runs on the task worker and is read back with /fetch (or followed live by realtime).
+ * /pro/reroll, /pro/seed, /flux/imagine, /ideogram/imagine, /faceswap. Each submission holds
+ * the task's price in credits and answers `{ task_id }` at once; the work runs on the task
+ * worker and is read back with POST /fetch (routes/fetch.ts) or followed live by realtime.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { apiKeySecurity, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
-import { fetchTask } from '../services/tasks/fetch-task.ts';
 import { submitFaceswap } from '../services/tasks/submit-faceswap.ts';
 import { submitReroll, submitSeed, submitUpscale, submitVariation } from '../services/tasks/submit-from-parent.ts';
 import { submitImagine, submitModelImagine } from '../services/tasks/submit-imagine.ts';
@@ -20,7 +19,6 @@ import { MAX_IMAGE_URL_LENGTH } from '../storage/image-url.ts';
 import type { MediaStore } from '../storage/media-store.ts';
 import {
   EXAMPLE_PARENT_ID,
-  EXAMPLE_TASK_ID,
   errorRef,
   parentErrors,
   Prompt,
@@ -50,8 +48,11 @@ const ImagineRequest = z
     example: { prompt: 'a lighthouse on a cliff at sunset', mode: 'fast', webhook_url: 'https://example.com/hooks/aimedia', webhook_secret: 's3cret' },
   });
 
+// every v1 call takes a webhook (an unknown key would be dropped silently)
+const hooks = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret };
+
 const VariationsRequest = z
-  .object({ parent_task_id: TaskId('A finished imagine, reroll or variation task of yours.'), index: Index })
+  .object({ parent_task_id: TaskId('A finished imagine, reroll or variation task of yours.'), index: Index, ...hooks })
   .openapi('VariationsRequest', { example: { parent_task_id: EXAMPLE_PARENT_ID, index: 2 } });
 
 const UpscaleRequest = z
@@ -62,14 +63,17 @@ const UpscaleRequest = z
       .enum(UPSCALE_TYPE_NAMES)
       .optional()
       .openapi({ description: 'creative or subtle (Midjourney upscalers), 2x or 4x (enlarge), 1x or omitted (the image as is).' }),
+    ...hooks,
   })
   .openapi('UpscaleRequest', { example: { parent_task_id: EXAMPLE_PARENT_ID, index: 2, type: 'creative' } });
 
 const RerollRequest = z
-  .object({ parent_task_id: TaskId('A finished task of yours with a prompt.') })
+  .object({ parent_task_id: TaskId('A finished task of yours with a prompt.'), ...hooks })
   .openapi('RerollRequest', { example: { parent_task_id: EXAMPLE_PARENT_ID } });
 
-const SeedRequest = z.object({ task_id: TaskId('A finished task of yours with images.') }).openapi('SeedRequest', { example: { task_id: EXAMPLE_PARENT_ID } });
+const SeedRequest = z
+  .object({ task_id: TaskId('A finished task of yours with images.'), ...hooks })
+  .openapi('SeedRequest', { example: { task_id: EXAMPLE_PARENT_ID } });
 
 const ModelImagineRequest = z
   .object({
@@ -99,69 +103,6 @@ const FaceswapRequest = z
       swap_image_url: 'https://api.example.com/media/upload-0f8e2c1a-7d3b-4a59-9c61-5e4f3a2b1c0d.png',
       target_image_url: 'https://images.example.com/portraits/target.jpg',
       webhook_url: 'https://example.com/hooks/aimedia',
-    },
-  });
-
-const FetchRequest = z.object({ task_id: TaskId('One of your tasks (live or archived).') }).openapi('FetchRequest', { example: { task_id: EXAMPLE_TASK_ID } });
-
-const TaskResponse = z
-  .object({
-    task_id: z.string(),
-    type: z.string().openapi({
-      description:
-        'imagine, reroll, variation-1…4, upscale#1…4, upscale-creative/-subtle/-2x/-4x, seed, flux-imagine, ideogram-imagine, faceswap, ai-photo-upload, ai-photo-train, ai-photo-generate.',
-    }),
-    status: z.string().openapi({ description: 'pending, processing, queued, submitted, starting, running; terminal: success, finished, failed.' }),
-    percentage: z.number().int().openapi({ description: '0–100; never goes backwards.' }),
-    complete: z.boolean(),
-    prompt: z.string().nullable(),
-    parent_task_id: z.string().nullable(),
-    mode: z.string().nullable(),
-    image_url: z.string().nullable().openapi({ description: 'The grid (four images) or the single image (a faceswap result). The URL does not expire.' }),
-    image_urls: z
-      .array(z.string())
-      .nullable()
-      .openapi({ description: 'The individual images (an AI photo generation: its photos, listed as they are stored).' }),
-    seed: z.string().nullable(),
-    cost: z.number().int().openapi({ description: 'Credits held for this task.' }),
-    refund: z.number().int().openapi({ description: 'Credits given back because the task failed.' }),
-    result: z.record(z.string(), z.unknown()).nullable().openapi({
-      description:
-        'On failure { message, code }; on success how it was made (engine, method, simulated, note, layout, width, height), plus what the engine found (an AI photo upload: per-photo verdicts; a training: its model).',
-    }),
-    input_data: z.record(z.string(), z.unknown()).nullable().openapi({
-      description:
-        'What the task was asked, e.g. swap_image_url and target_image_url of a faceswap; ethnicity, gender, age and the stored images of an AI photo upload; training_images_id and trigger_word of a training.',
-    }),
-    archived: z.boolean(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    expires_at: z
-      .string()
-      .nullable()
-      .openapi({ description: 'AI photo uploads and trainings: after this they can no longer be trained on or generated from. Null: never.' }),
-  })
-  .openapi('Task', {
-    example: {
-      task_id: EXAMPLE_TASK_ID,
-      type: 'imagine',
-      status: 'success',
-      percentage: 100,
-      complete: true,
-      prompt: 'a lighthouse on a cliff at sunset',
-      parent_task_id: null,
-      mode: 'fast',
-      image_url: `https://api.example.com/media/${EXAMPLE_TASK_ID}-grid.png`,
-      image_urls: [1, 2, 3, 4].map((i) => `https://api.example.com/media/${EXAMPLE_TASK_ID}-${i}.png`),
-      seed: '1234567',
-      cost: 4,
-      refund: 0,
-      result: { engine: 'local', method: 'procedural-svg', simulated: true, layout: 'grid', width: 2048, height: 2048 },
-      input_data: null,
-      archived: false,
-      created_at: '2026-11-22T10:00:00.000Z',
-      updated_at: '2026-11-22T10:00:04.000Z',
-      expires_at: null,
     },
   });
 
@@ -198,8 +139,8 @@ export function taskRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
       responses: { 200: submitted, ...submitErrors, ...parentErrors },
     }),
     async (c) => {
-      const { parent_task_id, index } = c.req.valid('json');
-      return c.json(await submitVariation(deps, c.var.account, { parent_task_id, index: index as 1 | 2 | 3 | 4 }), 200);
+      const { index, ...input } = c.req.valid('json');
+      return c.json(await submitVariation(deps, c.var.account, { ...input, index: index as 1 | 2 | 3 | 4 }), 200);
     },
   );
 
@@ -216,8 +157,8 @@ export function taskRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
       responses: { 200: submitted, ...submitErrors, ...parentErrors },
     }),
     async (c) => {
-      const { parent_task_id, index, type } = c.req.valid('json');
-      return c.json(await submitUpscale(deps, c.var.account, { parent_task_id, index: index as 1 | 2 | 3 | 4, type }), 200);
+      const { index, ...input } = c.req.valid('json');
+      return c.json(await submitUpscale(deps, c.var.account, { ...input, index: index as 1 | 2 | 3 | 4 }), 200);
     },
   );
 
@@ -305,26 +246,6 @@ export function taskRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
       },
     }),
     async (c) => c.json(await submitFaceswap(deps, c.var.account, c.req.valid('json')), 200),
-  );
-
-  // POST /fetch – status and result of one of the caller's tasks
-  router.openapi(
-    createRoute({
-      method: 'post',
-      path: '/fetch',
-      tags: ['Tasks'],
-      summary: 'Fetch a task',
-      description: 'Status, progress and result of one of your tasks, live or archived.',
-      ...authed,
-      request: { body: jsonBody(FetchRequest) },
-      responses: {
-        200: jsonResponse(TaskResponse, 'The task.'),
-        ...bodyErrorResponses,
-        ...authedErrorResponses,
-        404: parentErrors[404],
-      },
-    }),
-    async (c) => c.json(await fetchTask(deps, c.var.account, c.req.valid('json').task_id), 200),
   );
 
   return router;

@@ -7,7 +7,7 @@ import type { ApiDeps } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
 import { bodyLimit } from '../middleware/body-limit/index.ts';
-import { apiKeySecurity, authedErrorResponses, jsonResponse } from '../openapi/schemas.ts';
+import { apiKeySecurity, authedErrorResponses, errorExample, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE_MESSAGE, UPLOAD_TYPE_MESSAGE, uploadImage } from '../services/tasks/upload-image.ts';
 import type { MediaStore } from '../storage/media-store.ts';
@@ -21,7 +21,7 @@ const UploadResponse = z
 
 const errorRef = (description: string, msg: string, code: string) => ({
   description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' }, example: { errors: [{ msg, code }] } } },
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' }, example: errorExample({ msg, code }) } },
 });
 
 export function uploadRoutes(deps: ApiDeps & { media: MediaStore }) {

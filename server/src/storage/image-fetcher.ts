@@ -1,5 +1,7 @@
 /**
- * @module The one way we read a picture a user names by URL (faceswap's source and target):
+ * @module The one way we read a picture a user names by URL (faceswap's source and target;
+ * `readVideo` does the same for a video, e.g. runway's video2video input, and `readAudio` for a
+ * song, suno-upload's audio_url, each with its own size and time limits):
  * this platform's own media URLs straight from the media store; any other URL over HTTP,
  * https only outside embedded mode, with the webhook SSRF guard on the address the socket
  * actually connects to (webhooks/target-guard.ts: a DNS answer that changes between a check
@@ -14,14 +16,33 @@ import { guardedLookup, resolveWithDns, TargetRefusedError, type ResolveHost } f
 import { inspectImage, MAX_IMAGE_PIXELS } from './image-type.ts';
 import { bareHost, checkImageUrl, type ImageUrlPolicy } from './image-url.ts';
 import type { MediaStore } from './media-store.ts';
+import { detectMediaType } from './media-type.ts';
 
 /** Like POST /upload: the largest picture read. */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 20_000;
+/** The largest video read (a video2video input). */
+export const MAX_VIDEO_BYTES = 50 * 1024 * 1024;
+const DEFAULT_VIDEO_TIMEOUT_MS = 60_000;
+/** Like POST /upload-audio: the largest audio file read (suno-upload). */
+export const MAX_AUDIO_BYTES = 50 * 1024 * 1024;
 const DEFAULT_MAX_REDIRECTS = 3;
 
 const ACCEPT = 'image/jpeg, image/png, image/gif, image/webp;q=0.9, */*;q=0.1';
+const VIDEO_ACCEPT = 'video/mp4, video/webm;q=0.9, */*;q=0.1';
+const AUDIO_ACCEPT = 'audio/mpeg, audio/wav, audio/ogg, audio/mp4;q=0.9, */*;q=0.1';
 const USER_AGENT = 'AIM-ImageFetcher/1.0';
+
+interface FetchedVideo {
+  /** The URL as given. */
+  url: string;
+  data: Buffer;
+  /** video/mp4 or video/webm, read from the bytes. */
+  contentType: string;
+}
+
+/** A song read by readAudio: audio/mpeg, audio/wav, audio/ogg or audio/mp4, read from the bytes. */
+type FetchedAudio = FetchedVideo;
 
 interface FetchedImage {
   /** The URL as given (not the one a redirect ended at). */
@@ -60,11 +81,28 @@ export interface ImageFetcherOptions extends ImageUrlPolicy {
   maxRedirects?: number;
   /** Default the system resolver (tests map names to addresses). */
   resolveHost?: ResolveHost;
+  /** readVideo: default 50 MB. */
+  maxVideoBytes?: number;
+  /** readVideo, for the whole read: default 60 s. */
+  videoTimeoutMs?: number;
+  /** readAudio: default 50 MB (its time limit is readVideo's). */
+  maxAudioBytes?: number;
 }
 
 export interface ImageFetcher {
   /** The checked picture at `url`, or an ImageReadError. `signal` cancels the read. */
   read(url: string, signal?: AbortSignal): Promise<FetchedImage>;
+  /** The checked video (MP4 or WebM, by its bytes) at `url`, or an ImageReadError. */
+  readVideo(url: string, signal?: AbortSignal): Promise<FetchedVideo>;
+  /** The checked audio file (MP3, WAV, Ogg or M4A, by its bytes) at `url`, or an ImageReadError. */
+  readAudio(url: string, signal?: AbortSignal): Promise<FetchedAudio>;
+}
+
+/** What one kind of read accepts: its size and time limits and the Accept header sent. */
+interface ReadLimits {
+  maxBytes: number;
+  timeoutMs: number;
+  accept: string;
 }
 
 type Hop = { redirect: string } | { data: Buffer };
@@ -85,7 +123,14 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const lookup = guardedLookup(options.resolveHost ?? resolveWithDns);
-  const tooLarge = () => new ImageReadError(`it is larger than ${sizeText(maxBytes)}`);
+  const imageLimits: ReadLimits = { maxBytes, timeoutMs, accept: ACCEPT };
+  const videoLimits: ReadLimits = {
+    maxBytes: options.maxVideoBytes ?? MAX_VIDEO_BYTES,
+    timeoutMs: options.videoTimeoutMs ?? DEFAULT_VIDEO_TIMEOUT_MS,
+    accept: VIDEO_ACCEPT,
+  };
+  const audioLimits: ReadLimits = { maxBytes: options.maxAudioBytes ?? MAX_AUDIO_BYTES, timeoutMs: videoLimits.timeoutMs, accept: AUDIO_ACCEPT };
+  const tooLarge = (limit = maxBytes) => new ImageReadError(`it is larger than ${sizeText(limit)}`);
 
   async function fromStore(key: string): Promise<Buffer> {
     let stored: Awaited<ReturnType<MediaStore['get']>>;
@@ -99,7 +144,7 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
   }
 
   /** One GET without following anything; rejects with an ImageReadError or the socket's error. */
-  function getOnce(url: URL, guarded: boolean, signal: AbortSignal): Promise<Hop> {
+  function getOnce(url: URL, guarded: boolean, signal: AbortSignal, limits: ReadLimits): Promise<Hop> {
     return new Promise<Hop>((resolve, reject) => {
       const client = url.protocol === 'https:' ? https : http;
       const req = client.request(
@@ -109,7 +154,7 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
           port: url.port || undefined,
           path: `${url.pathname}${url.search}`,
           method: 'GET',
-          headers: { accept: ACCEPT, 'user-agent': USER_AGENT },
+          headers: { accept: limits.accept, 'user-agent': USER_AGENT },
           auth: url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
           // a fresh connection per hop: a pooled socket would skip the guarded lookup
           agent: false,
@@ -131,12 +176,12 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
           if (status < 200 || status >= 300) {
             return stop(new ImageReadError(`the server answered HTTP ${status}`, { retryable: status >= 500 || status === 408 || status === 429 }));
           }
-          if (Number(res.headers['content-length']) > maxBytes) return stop(tooLarge());
+          if (Number(res.headers['content-length']) > limits.maxBytes) return stop(tooLarge(limits.maxBytes));
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (chunk: Buffer) => {
             size += chunk.length;
-            if (size > maxBytes) return stop(tooLarge());
+            if (size > limits.maxBytes) return stop(tooLarge(limits.maxBytes));
             chunks.push(chunk);
           });
           res.on('end', () => resolve({ data: Buffer.concat(chunks) }));
@@ -152,10 +197,10 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
   }
 
   /** An ImageReadError for whatever a hop threw. */
-  function describe(error: unknown, url: URL, deadline: AbortSignal, outer?: AbortSignal): ImageReadError {
+  function describe(error: unknown, url: URL, deadline: AbortSignal, limits: ReadLimits, outer?: AbortSignal): ImageReadError {
     if (error instanceof ImageReadError) return error;
     if (outer?.aborted) return new ImageReadError('reading it was cancelled', { retryable: true, cause: error });
-    if (deadline.aborted) return new ImageReadError(`the server did not send it within ${timeoutMs / 1000} s`, { retryable: true, cause: error });
+    if (deadline.aborted) return new ImageReadError(`the server did not send it within ${limits.timeoutMs / 1000} s`, { retryable: true, cause: error });
     if (error instanceof TargetRefusedError) return new ImageReadError(`it is on a private network address (${error.message})`, { cause: error });
     const code = (error as NodeJS.ErrnoException).code ?? '';
     if (code === 'ENOTFOUND') return new ImageReadError(`the host name ${bareHost(url)} could not be found`, { cause: error });
@@ -164,8 +209,8 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
     return new ImageReadError(`the server could not be reached (${reason})`, { retryable: true, cause: error });
   }
 
-  async function fromHttp(text: string, outer?: AbortSignal): Promise<Buffer> {
-    const deadline = AbortSignal.timeout(timeoutMs);
+  async function fromHttp(text: string, limits: ReadLimits, outer?: AbortSignal): Promise<Buffer> {
+    const deadline = AbortSignal.timeout(limits.timeoutMs);
     const signal = outer ? AbortSignal.any([outer, deadline]) : deadline;
     let current = text;
     for (let hop = 0; ; hop++) {
@@ -178,9 +223,9 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
       const trusted = options.embedded || options.trustedHosts?.includes(bareHost(url)) === true;
       let result: Hop;
       try {
-        result = await getOnce(url, !trusted, signal);
+        result = await getOnce(url, !trusted, signal, limits);
       } catch (error) {
-        throw describe(error, url, deadline, outer);
+        throw describe(error, url, deadline, limits, outer);
       }
       if ('data' in result) return result.data;
       if (hop >= maxRedirects) throw new ImageReadError(`it redirects more than ${maxRedirects} times`);
@@ -192,13 +237,31 @@ export function createImageFetcher(options: ImageFetcherOptions): ImageFetcher {
   return {
     async read(url, signal) {
       const key = media.keyOf(url);
-      const data = key ? await fromStore(key) : await fromHttp(url, signal);
+      const data = key ? await fromStore(key) : await fromHttp(url, imageLimits, signal);
       if (data.length > maxBytes) throw tooLarge();
       const image = await inspectImage(data);
       if (!image.ok && image.problem === 'type') throw new ImageReadError('it is not a jpeg, png, gif or webp image');
       if (!image.ok) throw new ImageReadError('it could not be decoded as an image');
       if (image.width * image.height > maxPixels) throw new ImageReadError(`it has more than ${maxPixels / 1_000_000} megapixels`);
       return { url, data, contentType: image.type.contentType, width: image.width, height: image.height };
+    },
+
+    async readVideo(url, signal) {
+      const key = media.keyOf(url);
+      const data = key ? await fromStore(key) : await fromHttp(url, videoLimits, signal);
+      if (data.length > videoLimits.maxBytes) throw tooLarge(videoLimits.maxBytes);
+      const type = detectMediaType(data);
+      if (type?.kind !== 'video') throw new ImageReadError('it is not an MP4 or WebM video');
+      return { url, data, contentType: type.contentType };
+    },
+
+    async readAudio(url, signal) {
+      const key = media.keyOf(url);
+      const data = key ? await fromStore(key) : await fromHttp(url, audioLimits, signal);
+      if (data.length > audioLimits.maxBytes) throw tooLarge(audioLimits.maxBytes);
+      const type = detectMediaType(data);
+      if (type?.kind !== 'audio') throw new ImageReadError('it is not an MP3, WAV, Ogg or M4A audio file');
+      return { url, data, contentType: type.contentType };
     },
   };
 }

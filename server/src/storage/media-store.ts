@@ -1,5 +1,5 @@
 /**
- * @module The MediaStore port: where generated and uploaded images live. The API hands out
+ * @module The MediaStore port: where generated and uploaded images, videos and songs live. The API hands out
  * `url(key)`; those URLs never expire (the store keeps files for good, the API serves them
  * at GET /media/<key>). Keys are flat names such as `<task id>-grid.png`.
  */
@@ -21,23 +21,22 @@ export interface MediaStore {
   keyOf(url: string): string | undefined;
 }
 
-/** Image types we store and serve, by file extension. */
+/** Types we store and serve, by file extension: pictures, videos and songs. */
 const MEDIA_TYPES: Readonly<Record<string, string>> = {
   png: 'image/png',
   jpg: 'image/jpeg',
   gif: 'image/gif',
   webp: 'image/webp',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  ogg: 'audio/ogg',
+  m4a: 'audio/mp4',
 };
 
-const EXTENSION_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(MEDIA_TYPES).map(([ext, type]) => [type, ext]));
-
-/** The file extension for an image content type, or undefined when we do not store that type. */
-export function extensionFor(contentType: string): string | undefined {
-  return EXTENSION_OF[contentType.split(';')[0].trim().toLowerCase()];
-}
-
 /** A flat, safe key: letters, digits, `-`, `_`, one `.` before a known extension. */
-const MEDIA_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(png|jpg|gif|webp)$/;
+const MEDIA_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(png|jpg|gif|webp|mp4|webm|mp3|wav|ogg|m4a)$/;
 
 export function isMediaKey(key: string): boolean {
   return MEDIA_KEY_PATTERN.test(key);

@@ -1,16 +1,20 @@
 /**
  * @module The bridge from tasks to webhook deliveries: each event goes to the request's
- * `webhook_url` (with its secret) or else the account's webhook URL. The completion
- * (`task.completed` / `task.failed`) is recorded by the settlement itself, in its
- * transaction (`recordCompletionWebhook`), so it survives a crash right after the commit;
- * progress steps are best-effort, enqueued from the worker's events (`sendTaskWebhooks`,
- * wherever a worker runs: embedded launcher, worker process).
+ * `webhook_url` (with its secret) or else the account's webhook URL. Every body is the task
+ * as POST /fetch answers it at that moment (the v1 view, `toTaskView`); the event type travels
+ * in the `x-webhook-event` header. The completion (`task.completed` / `task.failed`) is recorded
+ * by the settlement itself, in its transaction (`recordCompletionWebhook`), so it survives a
+ * crash right after the commit; progress steps are best-effort, enqueued from the worker's
+ * events (`sendTaskWebhooks`, wherever a worker runs: embedded launcher, worker process), each
+ * with the task read again so its body is exactly what /fetch says then (a job waiting for a
+ * retry included).
  */
 import type { Queryable } from '@aim/supabase/db';
 import type { Logger } from '../logger.ts';
 import { taskRepository, type TaskRow } from '../repositories/task-repository.ts';
 import { userRepository } from '../repositories/user-repository.ts';
 import type { TaskEvents } from '../services/tasks/task-events.ts';
+import { loadTaskView } from '../services/tasks/fetch-task.ts';
 import { toTaskView } from '../services/tasks/task-view.ts';
 import { recordDelivery } from './record-delivery.ts';
 import type { WebhookService } from './webhook-service.ts';
@@ -27,7 +31,8 @@ async function targetOf(q: Queryable, taskId: string, userId: string): Promise<W
 
 /**
  * Records the final webhook of a task that has just become terminal (`row` as the
- * settlement wrote it), in the settlement's transaction `tx`. At most one per task and url.
+ * settlement wrote it, its /fetch view as the body), in the settlement's transaction `tx`. At
+ * most one per task and url.
  */
 export async function recordCompletionWebhook(tx: Queryable, row: TaskRow): Promise<void> {
   const target = await targetOf(tx, row.id, row.user_id);
@@ -43,6 +48,8 @@ export function sendTaskWebhooks(deps: { db: Queryable; events: Pick<TaskEvents,
     if (kind !== 'progress') return deps.webhooks.wake();
     const target = await targetOf(deps.db, task.task_id, owner.userId);
     if (!target) return;
-    await deps.webhooks.enqueue({ userId: owner.userId, taskId: task.task_id, url: target.url, secret: target.secret, event: 'task.progress', payload: task });
+    const payload = await loadTaskView(deps.db, task.task_id);
+    if (!payload) return;
+    await deps.webhooks.enqueue({ userId: owner.userId, taskId: task.task_id, url: target.url, secret: target.secret, event: 'task.progress', payload });
   });
 }

@@ -7,15 +7,21 @@
  * MIDJOURNEY_PROXY_SECRET (unset: every kind runs on the local engine), REPLICATE_API_TOKEN
  * and REPLICATE_FACESWAP_* (set: faceswap runs on Replicate; see engines/replicate),
  * REPLICATE_LORA_* (with REPLICATE_LORA_DESTINATION set: AI photo training and generation run
- * on Replicate; see engines/replicate/lora.ts),
- * WORKER_CONCURRENCY (jobs per engine at once, default 2; the local face engine always 1).
+ * on Replicate; see engines/replicate/lora.ts), REPLICATE_FLUX_MODEL(S), REPLICATE_IDEOGRAM_MODEL(S),
+ * REPLICATE_VIDEO_MODELS, REPLICATE_AUDIO_MODELS (each set: that family's task kinds run on the
+ * models named; see engines/replicate/env.ts),
+ * WORKER_CONCURRENCY (jobs per engine at once, default 2; the local face, video and audio engines always 1).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Engine } from '../engines/engine.ts';
+import { countFacesLocally } from '../engines/local/face-census.ts';
 import { createLocalEngine } from '../engines/local/index.ts';
+import { createLocalAudioEngine } from '../engines/local-audio/index.ts';
 import { createLocalFaceEngine } from '../engines/local-face/index.ts';
+import { createLocalVideoEngine } from '../engines/local-video/index.ts';
 import { createMidjourneyProxyEngine } from '../engines/midjourney-proxy/index.ts';
+import { createReplicatePredictionEngines, replicatePredictionsConfigFromEnv } from '../engines/replicate/env.ts';
 import { createReplicateFaceswapEngine, replicateFaceswapOptionsFromEnv } from '../engines/replicate/index.ts';
 import { createReplicateLoraEngine, replicateLoraOptionsFromEnv } from '../engines/replicate/lora.ts';
 import { createEngineRegistry, type EngineRegistry } from '../services/tasks/engine-registry.ts';
@@ -37,9 +43,10 @@ export function mediaStoreFromEnv(publicUrl: string, env: NodeJS.ProcessEnv = pr
   return createDiskMediaStore({ dir: mediaDir(env), publicUrl });
 }
 
-/** The local engines, in routing order: procedural/sharp kinds, then faceswap on CPU. */
+/** The local engines, in routing order: procedural/sharp kinds, then faceswap on CPU, then the videos. */
 function localEngines(): Engine[] {
-  return [createLocalEngine(), createLocalFaceEngine()];
+  // describe counts faces with the face engine's models (loaded on first use)
+  return [createLocalEngine({ faces: countFacesLocally }), createLocalFaceEngine(), createLocalVideoEngine(), createLocalAudioEngine()];
 }
 
 /**
@@ -57,12 +64,20 @@ export function enginesFromEnv(env: NodeJS.ProcessEnv = process.env): EngineRegi
   // hosted AI photo training and generation; the upload check stays local
   const lora = replicateLoraOptionsFromEnv(env);
   if (lora) engines.push(createReplicateLoraEngine(lora));
+  // hosted Flux, Ideogram, video and music models, each family by its own variable
+  const predictions = replicatePredictionsConfigFromEnv(env);
+  if (predictions) engines.push(...createReplicatePredictionEngines(predictions));
   engines.push(...localEngines());
   return createEngineRegistry(engines);
 }
 
-/** Engines whose jobs must run one at a time: local-face computes on one core in one worker thread. */
-const SERIAL_ENGINES = new Set(['local-face']);
+/**
+ * Engines whose jobs must run one at a time: local-face computes on one core in one worker
+ * thread; local-video keeps both cores busy (libvips frames, the encoder thread), so two at
+ * once finish no sooner than one after the other (server/bench/video-bench.ts); local-audio
+ * synthesises and encodes on the event loop in slices, so two at once would only interleave.
+ */
+const SERIAL_ENGINES = new Set(['local-face', 'local-video', 'local-audio']);
 
 export function concurrencyFromEnv(engines: EngineRegistry, env: NodeJS.ProcessEnv = process.env): Record<string, number> {
   const perEngine = env.WORKER_CONCURRENCY && /^[1-9]\d*$/.test(env.WORKER_CONCURRENCY) ? Number(env.WORKER_CONCURRENCY) : 2;

@@ -10,34 +10,21 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Db } from '@aim/supabase/db';
-import {
-  type CellIndex,
-  type EngineImage,
-  type EngineJob,
-  type EngineProgress,
-  type EngineResult,
-  EngineError,
-  GENERIC_ENGINE_FAILURE,
-  type ImageInput,
-  type ParentRef,
-  type PhotoSubject,
-  type TrainedIdentity,
-  type UpscaleType,
-  isEngineError,
-} from '../engines/engine.ts';
+import { type EngineProgress, EngineError, GENERIC_ENGINE_FAILURE, isEngineError } from '../engines/engine.ts';
 import { consoleLogger, type Logger } from '../logger.ts';
 import { createJobQueue, type JobRow, WORKER_REFRESH_MS } from '../queue/job-queue.ts';
 import { jobRepository } from '../repositories/job-repository.ts';
-import { taskRepository, type TaskRow, type TaskSuccess } from '../repositories/task-repository.ts';
+import { taskRepository, type TaskRow } from '../repositories/task-repository.ts';
 import type { EngineRegistry } from '../services/tasks/engine-registry.ts';
-import { subjectOf, uploadedPhotoUrls, usablePhotoIndexes } from '../services/tasks/ai-photo-rules.ts';
 import { settleFailure, settleSuccess } from '../services/tasks/settle-task.ts';
 import { createTaskEvents, type TaskEventKind, type TaskEvents } from '../services/tasks/task-events.ts';
-import { engineKindOf } from '../services/tasks/task-kinds.ts';
 import { isTerminal, toTaskView } from '../services/tasks/task-view.ts';
-import { createImageFetcher, type ImageFetcher, ImageReadError } from '../storage/image-fetcher.ts';
-import { detectImageType } from '../storage/image-type.ts';
-import { extensionFor, type MediaStore } from '../storage/media-store.ts';
+import { createImageFetcher, type ImageFetcher } from '../storage/image-fetcher.ts';
+import type { MediaStore } from '../storage/media-store.ts';
+import { buildEngineJob } from './jobs/index.ts';
+import { createJobInputs } from './jobs/job-inputs.ts';
+import { createResultStore } from './store-result.ts';
+import { errorText, TransientError } from './worker-errors.ts';
 
 export interface TaskWorkerOptions {
   db: Db;
@@ -81,12 +68,6 @@ export interface TaskWorker {
 
 const DEFAULT_CONCURRENCY = 2;
 
-/** Our own failure to persist or fetch media: worth another attempt. */
-class TransientError extends Error {}
-
-/** The keys the worker writes into a task's result; an engine's `data` never replaces them. */
-const RESULT_KEYS = ['engine', 'method', 'simulated', 'note', 'layout', 'width', 'height', 'upstream_id', 'message', 'code'];
-
 export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   const { db, media, engines } = options;
   const log = options.log ?? consoleLogger();
@@ -105,6 +86,8 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     maxBackoffMs: options.maxBackoffMs ?? 60_000,
   });
   const tasks = taskRepository(db);
+  const inputs = createJobInputs({ tasks, media, images });
+  const { storeResult } = createResultStore({ media, tasks, maxMediaBytes, fetch: doFetch });
   const limitOf = (engine: string) => options.concurrency?.[engine] ?? DEFAULT_CONCURRENCY;
 
   const running = new Map<string, { engine: string; controller: AbortController; done: Promise<void> }>();
@@ -200,7 +183,7 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
           .catch((error) => log.error('task progress write failed', { task_id: task.id, error: errorText(error) }));
       };
 
-      const result = await engine.run(await engineJob(task, job, controller.signal), onProgress, controller.signal);
+      const result = await engine.run(await buildEngineJob(inputs, task, job, controller.signal), onProgress, controller.signal);
       await writes;
       const success = await storeResult(task, result, (row) => emit(row, 'progress'));
       let row: TaskRow | undefined;
@@ -254,237 +237,6 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     emit(row, 'failed');
   }
 
-  // ---- engine input and output -----------------------------------------------------------
-
-  async function parentRef(task: TaskRow, withImage: boolean): Promise<ParentRef> {
-    const parent = task.parent_id ? await tasks.findById(task.parent_id) : undefined;
-    if (!parent) throw new EngineError('invalid_input', 'The parent task no longer exists.');
-    const result = parent.result ?? {};
-    const ref: ParentRef = {
-      prompt: parent.prompt ?? undefined,
-      layout: result.layout === 'single' ? 'single' : 'grid',
-      upstreamId: typeof result.upstream_id === 'string' ? result.upstream_id : undefined,
-      seed: parent.seed !== null && /^\d+$/.test(parent.seed) ? Number(parent.seed) : undefined,
-    };
-    if (withImage) {
-      const key = parent.image_url ? media.keyOf(parent.image_url) : undefined;
-      const stored = key ? await media.get(key) : undefined;
-      if (!stored) throw new EngineError('invalid_input', 'The parent task has no image to work from.');
-      ref.image = stored.data;
-    }
-    return ref;
-  }
-
-  /**
-   * A faceswap picture, read and checked before any engine runs. A picture that will not
-   * become readable fails the task at once; a network failure is worth another attempt.
-   */
-  async function inputImage(which: 'source' | 'target', url: unknown, signal: AbortSignal): Promise<ImageInput> {
-    const failure = (reason: string, options: { retryable?: boolean; cause?: unknown } = {}) =>
-      new EngineError(options.retryable ? 'upstream_unavailable' : 'invalid_input', `The ${which} image could not be read: ${reason}`, options);
-    if (typeof url !== 'string' || !url) throw failure('the task has no URL for it');
-    try {
-      const image = await images.read(url, signal);
-      return { url: image.url, data: image.data, contentType: image.contentType };
-    } catch (error) {
-      if (error instanceof ImageReadError) throw failure(error.message, { retryable: error.retryable, cause: error });
-      throw error;
-    }
-  }
-
-  /** A picture of ours (an AI photo, a trained model's reference), read back from the media store. */
-  async function storedImage(url: string, missing: string): Promise<ImageInput> {
-    const key = media.keyOf(url);
-    let stored: Awaited<ReturnType<MediaStore['get']>>;
-    try {
-      stored = key ? await media.get(key) : undefined;
-    } catch (error) {
-      throw new TransientError(`media read failed: ${errorText(error)}`);
-    }
-    if (!stored) throw new EngineError('invalid_input', missing, { detail: `not in the media store: ${url}` });
-    return { url, data: stored.data, contentType: stored.contentType };
-  }
-
-  /** The task an AI photo task was made from (its upload, its training), live or archived. */
-  async function sourceTask(id: unknown, missing: string): Promise<TaskRow> {
-    const found = typeof id === 'string' ? await tasks.findById(id) : undefined;
-    if (!found) throw new EngineError('invalid_input', missing);
-    return found;
-  }
-
-  function subjectOrFail(upload: TaskRow): PhotoSubject {
-    const subject = subjectOf(upload);
-    if (!subject) throw new EngineError('invalid_input', 'The upload does not say who the photos show.', { detail: `upload ${upload.id}` });
-    return subject;
-  }
-
-  const PHOTOS_GONE = 'The uploaded photos are no longer stored; upload them again.';
-
-  /**
-   * The identity a train task recorded, for generating from it: which engine trained it (only
-   * that one can use it), its trigger word, the person of its upload, what the training engine
-   * returned (its result minus the worker's own keys) and the pictures it kept.
-   */
-  async function trainedIdentity(training: TaskRow, queue: string): Promise<TrainedIdentity> {
-    if (training.status !== 'success' && training.status !== 'finished') throw new EngineError('invalid_input', 'The training has not finished successfully.');
-    const result = training.result ?? {};
-    const engine = typeof result.engine === 'string' ? result.engine : '';
-    if (engine !== queue) {
-      throw new EngineError(
-        'unsupported',
-        `This model was trained by another engine (${engine || 'unknown'}) than the one generating photos here (${queue}); train it again.`,
-      );
-    }
-    const triggerWord = training.input_data?.trigger_word;
-    if (typeof triggerWord !== 'string') throw new EngineError('invalid_input', 'The training has no trigger word.');
-    const upload = await sourceTask(training.parent_id ?? training.input_data?.training_images_id, 'The upload this model learned from no longer exists.');
-    const images = await Promise.all(
-      (training.image_urls ?? []).map((url) => storedImage(url, "The trained model's pictures are no longer stored; train it again.")),
-    );
-    const data = Object.fromEntries(Object.entries(result).filter(([key]) => !RESULT_KEYS.includes(key)));
-    const identity: TrainedIdentity = { engine, triggerWord, subject: subjectOrFail(upload), data, images };
-    if (typeof result.upstream_id === 'string') identity.upstreamId = result.upstream_id;
-    return identity;
-  }
-
-  async function engineJob(task: TaskRow, job: JobRow, signal: AbortSignal): Promise<EngineJob> {
-    const input = task.input_data ?? {};
-    const resume = job.upstream_id ? { resumeUpstreamId: job.upstream_id } : {};
-    const prompt = task.prompt ?? '';
-    const aspectRatio = typeof input.aspect_ratio === 'string' ? (input.aspect_ratio as never) : undefined;
-    const index = Number(input.index) as CellIndex;
-    const kind = engineKindOf(task.type);
-    switch (kind) {
-      case 'imagine':
-        return { kind, prompt, ...resume };
-      case 'flux-imagine':
-      case 'ideogram-imagine':
-        return { kind, prompt, aspectRatio, ...resume };
-      case 'reroll':
-        return { kind, parent: await parentRef(task, false), ...resume };
-      case 'seed':
-        return { kind, parent: await parentRef(task, false), ...resume };
-      case 'variation':
-        return { kind, parent: await parentRef(task, true), index, ...resume };
-      case 'upscale':
-        return { kind, parent: await parentRef(task, true), index, type: (input.upscale_type ?? '1x') as UpscaleType, ...resume };
-      case 'faceswap': {
-        // both at once; when both fail, the source's reason is the one told
-        const [source, target] = await Promise.allSettled([
-          inputImage('source', input.swap_image_url, signal),
-          inputImage('target', input.target_image_url, signal),
-        ]);
-        if (source.status === 'rejected') throw source.reason;
-        if (target.status === 'rejected') throw target.reason;
-        return { kind, source: source.value, target: target.value, ...resume };
-      }
-      case 'ai-photo-upload': {
-        const subject = subjectOrFail(task);
-        const images = await Promise.all(uploadedPhotoUrls(task).map((url) => storedImage(url, PHOTOS_GONE)));
-        if (images.length === 0) throw new EngineError('invalid_input', 'The upload has no photos.');
-        return { kind, images, subject, ...resume };
-      }
-      case 'ai-photo-train': {
-        const upload = await sourceTask(task.parent_id ?? input.training_images_id, 'The upload to train on no longer exists.');
-        if (typeof input.trigger_word !== 'string') throw new EngineError('invalid_input', 'The training has no trigger word.');
-        const urls = uploadedPhotoUrls(upload);
-        // the photos the upload check kept (the price was counted on them)
-        const images = await Promise.all(usablePhotoIndexes(upload).map((i) => storedImage(urls[i], PHOTOS_GONE)));
-        if (images.length === 0) throw new EngineError('invalid_input', 'None of the uploaded photos can be used for training.');
-        return { kind, images, subject: subjectOrFail(upload), triggerWord: input.trigger_word, ...resume };
-      }
-      case 'ai-photo-generate': {
-        const training = await sourceTask(task.parent_id ?? input.training_id, 'The model these photos were asked of no longer exists.');
-        const identity = await trainedIdentity(training, job.queue);
-        const custom = input.aspect_ratio === 'custom';
-        const whole = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? value : undefined);
-        return {
-          kind,
-          identity,
-          prompt,
-          count: whole(input.number_of_images) ?? 4,
-          aspectRatio: custom ? undefined : aspectRatio,
-          width: whole(input.width),
-          height: whole(input.height),
-          seed: whole(input.seed),
-          ...resume,
-        };
-      }
-      default:
-        throw new EngineError('unsupported', GENERIC_ENGINE_FAILURE, { detail: `task type ${task.type}` });
-    }
-  }
-
-  /** The bytes and type of an engine image, copying an upstream URL (which may expire) into memory. */
-  async function imageBytes(image: EngineImage): Promise<{ data: Buffer; contentType: string }> {
-    if (image.source === 'buffer') return { data: image.data, contentType: image.contentType };
-    let res: Response;
-    try {
-      res = await doFetch(image.url, { signal: AbortSignal.timeout(60_000) });
-    } catch (error) {
-      throw new TransientError(`media download failed: ${errorText(error)}`);
-    }
-    if (!res.ok) throw new TransientError(`media download answered ${res.status}`);
-    if (Number(res.headers.get('content-length') ?? 0) > maxMediaBytes)
-      throw new EngineError('too_large', GENERIC_ENGINE_FAILURE, { detail: 'media too large' });
-    const data = Buffer.from(await res.arrayBuffer());
-    if (data.length > maxMediaBytes) throw new EngineError('too_large', GENERIC_ENGINE_FAILURE, { detail: 'media too large' });
-    const type = detectImageType(data);
-    if (!type) throw new EngineError('upstream_failed', GENERIC_ENGINE_FAILURE, { detail: 'upstream media is not an image we store' });
-    return { data, contentType: type.contentType };
-  }
-
-  async function store(task: TaskRow, image: EngineImage, name: string): Promise<string> {
-    const { data, contentType } = await imageBytes(image);
-    const extension = extensionFor(contentType) ?? detectImageType(data)?.extension;
-    if (!extension) throw new EngineError('internal', GENERIC_ENGINE_FAILURE, { detail: `unsupported media type ${contentType}` });
-    try {
-      return await media.put(`${task.id}-${name}.${extension}`, data, contentType);
-    } catch (error) {
-      throw new TransientError(`media store failed: ${errorText(error)}`);
-    }
-  }
-
-  /**
-   * Stores what the engine made. The photos of a `set` are stored one by one, in order, and
-   * each is shown in the task's image_urls at once (`onRow` gets the updated row), so a
-   * client sees the photos arrive rather than all at the end.
-   */
-  async function storeResult(task: TaskRow, result: EngineResult, onRow: (row: TaskRow | undefined) => void): Promise<TaskSuccess> {
-    let imageUrl: string | null = null;
-    let imageUrls: string[] | null = null;
-    if (result.layout === 'grid') {
-      if (!result.image || result.images.length === 0) throw new EngineError('internal', GENERIC_ENGINE_FAILURE, { detail: 'grid without images' });
-      [imageUrl, ...imageUrls] = await Promise.all([store(task, result.image, 'grid'), ...result.images.map((img, i) => store(task, img, String(i + 1)))]);
-    } else if (result.layout === 'single') {
-      const image = result.image ?? result.images[0];
-      if (!image) throw new EngineError('internal', GENERIC_ENGINE_FAILURE, { detail: 'single result without an image' });
-      imageUrl = await store(task, image, 'image');
-      imageUrls = [imageUrl];
-    } else if (result.layout === 'set') {
-      if (result.images.length === 0) throw new EngineError('internal', GENERIC_ENGINE_FAILURE, { detail: 'set result without images' });
-      imageUrls = [];
-      for (const [i, img] of result.images.entries()) {
-        imageUrls.push(await store(task, img, String(i + 1)));
-        onRow(await tasks.recordImages(task.id, imageUrls));
-      }
-      imageUrl = imageUrls[0];
-    }
-    const summary: Record<string, unknown> = {
-      engine: result.engine,
-      method: result.method,
-      simulated: result.simulated,
-      layout: result.layout,
-    };
-    if (result.note) summary.note = result.note;
-    if (result.width) summary.width = result.width;
-    if (result.height) summary.height = result.height;
-    if (result.upstreamId) summary.upstream_id = result.upstreamId;
-    // what else the engine found (an identity profile, per-photo verdicts), never over the worker's own keys
-    for (const [key, value] of Object.entries(result.data ?? {})) if (!RESULT_KEYS.includes(key)) summary[key] = value;
-    return { imageUrl, imageUrls, seed: result.seed === undefined ? null : String(result.seed), result: summary };
-  }
-
   // ---- lifecycle -------------------------------------------------------------------------
 
   return {
@@ -521,9 +273,4 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       if (started) await queue.unregister().catch((error) => log.error('task worker unregistration failed', { worker: workerId, error: errorText(error) }));
     },
   };
-}
-
-function errorText(error: unknown): string {
-  if (isEngineError(error)) return `${error.code}: ${error.message}${error.detail ? ` (${error.detail})` : ''}`;
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -9,6 +9,13 @@
  * its scenario. Outputs are served from /files/<id>.png, or /files/<id>-<n>.png for several
  * (Replicate's delivery host needs no token).
  *
+ * A model may declare its input schema (`schema`: each input's type, enum, range, whether it
+ * is required) and its output (`output`: a picture, video or song file, one or a list, or
+ * text). Its inputs are then checked as Replicate checks them, answering 422 `- input.<name>:
+ * …`; stricter than Replicate in one way: an input the schema does not document is refused
+ * too, so a misspelt input name fails a contract test instead of being quietly ignored. Its
+ * files are real small media (FAKE_OUTPUT_PNG, _MP4, _WAV, _MP3) served as /files/<id>.<ext>.
+ *
  * Files: POST /v1/files (multipart, the file in `content`) answers 201 with the file object
  * whose `urls.get` a model input may name; GET and DELETE /v1/files/{id}. Trainings: POST
  * /v1/models/{owner}/{name}/versions/{version}/trainings {destination, input} on a known
@@ -29,11 +36,33 @@ interface FakeStep {
 }
 
 type FakeScenario =
-  | { outcome: 'success'; steps?: FakeStep[]; output?: 'file' | 'list' | 'none' }
+  | { outcome: 'success'; steps?: FakeStep[]; output?: 'file' | 'list' | 'none'; logs?: string }
   | { outcome: 'failure'; steps?: FakeStep[]; error: string }
   | { outcome: 'aborted' }
   /** Never finishes (until cancelled). */
   | { outcome: 'hang' };
+
+/** One input of a model's schema, as its OpenAPI schema on Replicate documents it. */
+interface FakeInput {
+  /** `uri`: a file input (an http(s) URL, a data URI or a Files API URL of an existing file). */
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'uri' | 'array';
+  required?: boolean;
+  enum?: readonly (string | number)[];
+  min?: number;
+  max?: number;
+  /** Longest string. */
+  maxLength?: number;
+}
+
+/** What a succeeded prediction of the model outputs. */
+interface FakeOutput {
+  type: 'png' | 'mp4' | 'wav' | 'mp3' | 'text';
+  /** A list of files (a list of one unless `count` names the input saying how many). */
+  list?: boolean;
+  count?: string;
+  /** The input choosing the file type (e.g. `output_format`: wav or mp3), when the model has one. */
+  format?: string;
+}
 
 export interface FakeModel {
   owner: string;
@@ -43,6 +72,9 @@ export interface FakeModel {
   inputs: string[];
   /** A version trained here: takes `prompt` and answers `num_outputs` pictures. */
   trained?: boolean;
+  /** The documented inputs; when given, every input is checked against it. */
+  schema?: Readonly<Record<string, FakeInput>>;
+  output?: FakeOutput;
 }
 
 interface FakePrediction {
@@ -116,6 +148,285 @@ export const FAKE_LORA_TRAINER: FakeModel = {
   inputs: ['input_images'],
 };
 
+/** A version id for a fake model: 64 hex digits derived from its name. */
+const versionOf = (name: string) => createHash('sha256').update(name).digest('hex');
+
+const FLUX_RATIOS = ['1:1', '16:9', '21:9', '3:2', '2:3', '4:5', '5:4', '3:4', '4:3', '9:16', '9:21'] as const;
+const FLUX_FORMAT = { type: 'string', enum: ['webp', 'jpg', 'png'] } as const;
+const SEED = { type: 'integer' } as const;
+
+/**
+ * Black Forest Labs' official Flux models as Replicate documents their inputs (schema pages
+ * of black-forest-labs/flux-schnell, -dev, -pro, -1.1-pro, -1.1-pro-ultra).
+ */
+export const FAKE_FLUX_MODELS: readonly FakeModel[] = [
+  {
+    owner: 'black-forest-labs',
+    name: 'flux-schnell',
+    version: versionOf('flux-schnell'),
+    inputs: [],
+    schema: {
+      prompt: { type: 'string', required: true },
+      aspect_ratio: { type: 'string', enum: FLUX_RATIOS },
+      num_outputs: { type: 'integer', min: 1, max: 4 },
+      num_inference_steps: { type: 'integer', min: 1, max: 4 },
+      seed: SEED,
+      output_format: FLUX_FORMAT,
+      output_quality: { type: 'integer', min: 0, max: 100 },
+      disable_safety_checker: { type: 'boolean' },
+      go_fast: { type: 'boolean' },
+      megapixels: { type: 'string', enum: ['1', '0.25'] },
+    },
+    output: { type: 'png', list: true, count: 'num_outputs' },
+  },
+  {
+    owner: 'black-forest-labs',
+    name: 'flux-dev',
+    version: versionOf('flux-dev'),
+    inputs: [],
+    schema: {
+      prompt: { type: 'string', required: true },
+      aspect_ratio: { type: 'string', enum: FLUX_RATIOS },
+      image: { type: 'uri' },
+      prompt_strength: { type: 'number', min: 0, max: 1 },
+      num_outputs: { type: 'integer', min: 1, max: 4 },
+      num_inference_steps: { type: 'integer', min: 1, max: 50 },
+      guidance: { type: 'number', min: 0, max: 10 },
+      seed: SEED,
+      output_format: FLUX_FORMAT,
+      output_quality: { type: 'integer', min: 0, max: 100 },
+      disable_safety_checker: { type: 'boolean' },
+      go_fast: { type: 'boolean' },
+      megapixels: { type: 'string', enum: ['1', '0.25'] },
+    },
+    output: { type: 'png', list: true, count: 'num_outputs' },
+  },
+  {
+    owner: 'black-forest-labs',
+    name: 'flux-pro',
+    version: versionOf('flux-pro'),
+    inputs: [],
+    schema: {
+      prompt: { type: 'string', required: true },
+      aspect_ratio: { type: 'string', enum: [...FLUX_RATIOS, 'custom'] },
+      width: { type: 'integer', min: 256, max: 1440 },
+      height: { type: 'integer', min: 256, max: 1440 },
+      steps: { type: 'integer', min: 1, max: 50 },
+      guidance: { type: 'number', min: 2, max: 5 },
+      interval: { type: 'number', min: 1, max: 4 },
+      seed: SEED,
+      safety_tolerance: { type: 'integer', min: 1, max: 6 },
+      prompt_upsampling: { type: 'boolean' },
+      image_prompt: { type: 'uri' },
+      output_format: FLUX_FORMAT,
+      output_quality: { type: 'integer', min: 0, max: 100 },
+    },
+    output: { type: 'png' },
+  },
+  {
+    owner: 'black-forest-labs',
+    name: 'flux-1.1-pro',
+    version: versionOf('flux-1.1-pro'),
+    inputs: [],
+    schema: {
+      prompt: { type: 'string', required: true },
+      aspect_ratio: { type: 'string', enum: [...FLUX_RATIOS, 'custom'] },
+      width: { type: 'integer', min: 256, max: 1440 },
+      height: { type: 'integer', min: 256, max: 1440 },
+      seed: SEED,
+      safety_tolerance: { type: 'integer', min: 1, max: 6 },
+      prompt_upsampling: { type: 'boolean' },
+      image_prompt: { type: 'uri' },
+      output_format: FLUX_FORMAT,
+      output_quality: { type: 'integer', min: 0, max: 100 },
+    },
+    output: { type: 'png' },
+  },
+  {
+    owner: 'black-forest-labs',
+    name: 'flux-1.1-pro-ultra',
+    version: versionOf('flux-1.1-pro-ultra'),
+    inputs: [],
+    schema: {
+      prompt: { type: 'string', required: true },
+      aspect_ratio: { type: 'string', enum: FLUX_RATIOS },
+      seed: SEED,
+      safety_tolerance: { type: 'integer', min: 1, max: 6 },
+      raw: { type: 'boolean' },
+      image_prompt: { type: 'uri' },
+      image_prompt_strength: { type: 'number', min: 0, max: 1 },
+      output_format: { type: 'string', enum: ['jpg', 'png'] },
+    },
+    output: { type: 'png' },
+  },
+];
+
+const IDEOGRAM_RATIOS = ['1:1', '16:9', '9:16', '4:3', '3:4', '3:2', '2:3', '16:10', '10:16', '3:1', '1:3'] as const;
+
+/**
+ * Ideogram's models on Replicate (ideogram-ai/ideogram-v2, -v2-turbo: with negative_prompt and
+ * the Render 3D and Anime styles; -v3-turbo: without), and the upscaler and describer the
+ * Ideogram family suggests (nightmareai/real-esrgan, methexis-inc/img2prompt: text out), at
+ * the versions it pins.
+ */
+export const FAKE_IDEOGRAM_MODELS: readonly FakeModel[] = [
+  ...['ideogram-v2', 'ideogram-v2-turbo'].map(
+    (name): FakeModel => ({
+      owner: 'ideogram-ai',
+      name,
+      version: versionOf(name),
+      inputs: [],
+      schema: {
+        prompt: { type: 'string', required: true },
+        negative_prompt: { type: 'string' },
+        aspect_ratio: { type: 'string', enum: IDEOGRAM_RATIOS },
+        resolution: { type: 'string' },
+        style_type: { type: 'string', enum: ['None', 'Auto', 'General', 'Realistic', 'Design', 'Render 3D', 'Anime'] },
+        magic_prompt_option: { type: 'string', enum: ['Auto', 'On', 'Off'] },
+        seed: { type: 'integer', min: 0, max: 2147483647 },
+        image: { type: 'uri' },
+        mask: { type: 'uri' },
+      },
+      output: { type: 'png' },
+    }),
+  ),
+  {
+    owner: 'ideogram-ai',
+    name: 'ideogram-v3-turbo',
+    version: versionOf('ideogram-v3-turbo'),
+    inputs: [],
+    schema: {
+      prompt: { type: 'string', required: true },
+      aspect_ratio: { type: 'string', enum: IDEOGRAM_RATIOS },
+      resolution: { type: 'string' },
+      style_type: { type: 'string', enum: ['None', 'Auto', 'General', 'Realistic', 'Design'] },
+      style_preset: { type: 'string' },
+      magic_prompt_option: { type: 'string', enum: ['Auto', 'On', 'Off'] },
+      seed: { type: 'integer', min: 0, max: 2147483647 },
+      image: { type: 'uri' },
+      mask: { type: 'uri' },
+      style_reference_images: { type: 'array' },
+    },
+    output: { type: 'png' },
+  },
+  {
+    owner: 'nightmareai',
+    name: 'real-esrgan',
+    version: '42fed1c4974146d4d2414e2be2c5277c7fcf05fcc3a73abf41610695738c1d7b',
+    inputs: [],
+    schema: { image: { type: 'uri', required: true }, scale: { type: 'number', min: 0, max: 10 }, face_enhance: { type: 'boolean' } },
+    output: { type: 'png' },
+  },
+  {
+    owner: 'methexis-inc',
+    name: 'img2prompt',
+    version: '50adaf2d3ad20a6f911a8a9e3ccf777b263b8596fbd2c8fc26e8888f8a0edbb5',
+    inputs: [],
+    schema: { image: { type: 'uri', required: true } },
+    output: { type: 'text', list: false },
+  },
+];
+
+/**
+ * Video models on Replicate as their schema pages document them: luma/ray-flash-2-720p (Luma
+ * Ray 2), kwaivgi/kling-v1.6-standard, runwayml/gen4-turbo (an image is required). Each
+ * outputs one MP4.
+ */
+export const FAKE_VIDEO_MODELS: readonly FakeModel[] = [
+  {
+    owner: 'luma',
+    name: 'ray-flash-2-720p',
+    version: versionOf('ray-flash-2-720p'),
+    inputs: [],
+    schema: {
+      prompt: { type: 'string', required: true },
+      duration: { type: 'integer', enum: [5, 9] },
+      aspect_ratio: { type: 'string', enum: ['1:1', '3:4', '4:3', '9:16', '16:9', '9:21', '21:9'] },
+      loop: { type: 'boolean' },
+      concepts: { type: 'array' },
+      start_image: { type: 'uri' },
+      end_image: { type: 'uri' },
+    },
+    output: { type: 'mp4' },
+  },
+  {
+    owner: 'kwaivgi',
+    name: 'kling-v1.6-standard',
+    version: versionOf('kling-v1.6-standard'),
+    inputs: [],
+    schema: {
+      prompt: { type: 'string', required: true },
+      negative_prompt: { type: 'string' },
+      aspect_ratio: { type: 'string', enum: ['16:9', '9:16', '1:1'] },
+      start_image: { type: 'uri' },
+      reference_images: { type: 'array' },
+      cfg_scale: { type: 'number', min: 0, max: 1 },
+      duration: { type: 'integer', enum: [5, 10] },
+    },
+    output: { type: 'mp4' },
+  },
+  {
+    owner: 'runwayml',
+    name: 'gen4-turbo',
+    version: versionOf('gen4-turbo'),
+    inputs: [],
+    schema: {
+      prompt: { type: 'string' },
+      image: { type: 'uri', required: true },
+      duration: { type: 'integer', enum: [5, 10] },
+      aspect_ratio: { type: 'string', enum: ['16:9', '9:16', '4:3', '3:4', '1:1', '21:9'] },
+      seed: SEED,
+    },
+    output: { type: 'mp4' },
+  },
+];
+
+/**
+ * Music models on Replicate: meta/musicgen (the pinned version public integrations run;
+ * instrumental, optionally continuing an input song; WAV or MP3 by `output_format`) and
+ * minimax/music-1.5 (a song sung from lyrics in the style of a prompt; MP3).
+ */
+export const FAKE_AUDIO_MODELS: readonly FakeModel[] = [
+  {
+    owner: 'meta',
+    name: 'musicgen',
+    version: '671ac645ce5e552cc63a54a2bbff63fcf798043055d2dac5fc9e36a837eedcfb',
+    inputs: [],
+    schema: {
+      prompt: { type: 'string' },
+      model_version: { type: 'string', enum: ['stereo-melody-large', 'stereo-large', 'melody-large', 'large'] },
+      duration: { type: 'integer', min: 1, max: 300 },
+      input_audio: { type: 'uri' },
+      continuation: { type: 'boolean' },
+      continuation_start: { type: 'integer', min: 0 },
+      continuation_end: { type: 'integer', min: 0 },
+      multi_band_diffusion: { type: 'boolean' },
+      normalization_strategy: { type: 'string', enum: ['loudness', 'clip', 'peak', 'rms'] },
+      top_k: { type: 'integer' },
+      top_p: { type: 'number' },
+      temperature: { type: 'number' },
+      classifier_free_guidance: { type: 'integer' },
+      output_format: { type: 'string', enum: ['wav', 'mp3'] },
+      seed: SEED,
+    },
+    output: { type: 'wav', format: 'output_format' },
+  },
+  {
+    owner: 'minimax',
+    name: 'music-1.5',
+    version: versionOf('music-1.5'),
+    inputs: [],
+    schema: {
+      prompt: { type: 'string', required: true, maxLength: 300 },
+      lyrics: { type: 'string', required: true, maxLength: 600 },
+      audio_format: { type: 'string', enum: ['mp3', 'wav', 'pcm'] },
+      sample_rate: { type: 'integer', enum: [16000, 24000, 32000, 44100] },
+      bitrate: { type: 'integer', enum: [32000, 64000, 128000, 256000] },
+    },
+    output: { type: 'mp3', format: 'audio_format' },
+  },
+];
+
 export interface FakeReplicateOptions {
   token: string;
   models?: FakeModel[];
@@ -179,6 +490,72 @@ export const FAKE_OUTPUT_PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cfc0f01f0005000201a7d4a3a30000000049454e44ae426082',
   'hex',
 );
+
+/** 0.25 s of a 440 Hz tone, 8 kHz mono 16-bit PCM: a real, playable WAV, what the audio models output. */
+export const FAKE_OUTPUT_WAV = (() => {
+  const rate = 8000;
+  const samples = rate / 4;
+  const wav = Buffer.alloc(44 + samples * 2);
+  wav.write('RIFF', 0, 'ascii');
+  wav.writeUInt32LE(36 + samples * 2, 4);
+  wav.write('WAVEfmt ', 8, 'ascii');
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20); // PCM
+  wav.writeUInt16LE(1, 22); // mono
+  wav.writeUInt32LE(rate, 24);
+  wav.writeUInt32LE(rate * 2, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36, 'ascii');
+  wav.writeUInt32LE(samples * 2, 40);
+  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + i * 2);
+  return wav;
+})();
+
+/**
+ * Four frames of silence as MPEG-1 Layer III (128 kbit/s, 44.1 kHz, stereo; 417 bytes each):
+ * each a frame header and all-zero side information and data, which decoders play as silence.
+ */
+export const FAKE_OUTPUT_MP3 = (() => {
+  const frame = Buffer.alloc(417);
+  frame.set([0xff, 0xfb, 0x90, 0x00]);
+  return Buffer.concat([frame, frame, frame, frame]);
+})();
+
+/**
+ * A structurally valid MP4 (ISO BMFF): an `ftyp` box (isom) and a `moov` with a movie header
+ * and no tracks. Not a playable video; what the worker checks is the type by the bytes.
+ */
+export const FAKE_OUTPUT_MP4 = (() => {
+  const ftyp = Buffer.alloc(24);
+  ftyp.writeUInt32BE(24, 0);
+  ftyp.write('ftypisom', 4, 'ascii');
+  ftyp.writeUInt32BE(0x200, 12);
+  ftyp.write('isommp41', 16, 'ascii');
+  const mvhd = Buffer.alloc(108);
+  mvhd.writeUInt32BE(108, 0);
+  mvhd.write('mvhd', 4, 'ascii');
+  mvhd.writeUInt32BE(1000, 20); // timescale
+  mvhd.writeUInt32BE(0x00010000, 28); // rate 1.0
+  mvhd.writeUInt16BE(0x0100, 32); // volume 1.0
+  // the identity matrix
+  for (const [i, value] of [0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000].entries()) mvhd.writeUInt32BE(value, 44 + i * 4);
+  mvhd.writeUInt32BE(1, 104); // next track id
+  const moov = Buffer.alloc(8);
+  moov.writeUInt32BE(8 + mvhd.length, 0);
+  moov.write('moov', 4, 'ascii');
+  return Buffer.concat([ftyp, moov, mvhd]);
+})();
+
+const MEDIA: Readonly<Record<string, { data: Buffer; contentType: string }>> = {
+  png: { data: FAKE_OUTPUT_PNG, contentType: 'image/png' },
+  mp4: { data: FAKE_OUTPUT_MP4, contentType: 'video/mp4' },
+  wav: { data: FAKE_OUTPUT_WAV, contentType: 'audio/wav' },
+  mp3: { data: FAKE_OUTPUT_MP3, contentType: 'audio/mpeg' },
+};
+
+/** The text a model with a `text` output answers, as a list of tokens (how language models stream it). */
+export const FAKE_OUTPUT_TEXT = ['A lighthouse ', 'on a cliff ', 'at sunset'];
 
 function problem(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}): number {
   res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
@@ -246,7 +623,18 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
     if (p.model.trained && output !== null) {
       output = Array.from({ length: Number(p.input.num_outputs ?? 1) }, (_, i) => `${baseUrl}/files/${p.id}-${i + 1}.png`);
     }
-    return { ...common, status: 'succeeded', output, error: null, logs: 'done', metrics: { predict_time: 1.2 } };
+    if (p.model.output && output !== null) output = declaredOutput(p, p.model.output);
+    return { ...common, status: 'succeeded', output, error: null, logs: scenario.logs ?? 'done', metrics: { predict_time: 1.2 } };
+  }
+
+  /** The output a model declares: text, one file, or a list of `count` files. */
+  function declaredOutput(p: FakePrediction, declared: FakeOutput): unknown {
+    if (declared.type === 'text') return declared.list === false ? FAKE_OUTPUT_TEXT.join('') : FAKE_OUTPUT_TEXT;
+    const chosen = declared.format ? p.input[declared.format] : undefined;
+    const ext = typeof chosen === 'string' && chosen in MEDIA ? chosen : declared.type;
+    if (!declared.list) return `${baseUrl}/files/${p.id}.${ext}`;
+    const count = declared.count ? Number(p.input[declared.count] ?? 1) : 1;
+    return Array.from({ length: count }, (_, i) => `${baseUrl}/files/${p.id}-${i + 1}.${ext}`);
   }
 
   function trainingView(t: FakeTraining): Record<string, unknown> {
@@ -356,6 +744,51 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
     return json(res, 201, { ...trainingView(training), status: 'starting', logs: '' });
   }
 
+  /** Replicate's 422 lines for inputs that do not fit the schema. */
+  function schemaProblems(schema: Readonly<Record<string, FakeInput>>, values: Record<string, unknown>): string[] {
+    const problems: string[] = [];
+    for (const [name, spec] of Object.entries(schema)) {
+      if (spec.required && values[name] === undefined) problems.push(`- input: ${name} is required`);
+    }
+    for (const [name, value] of Object.entries(values)) {
+      const spec = schema[name];
+      const at = `- input.${name}:`;
+      if (!spec) {
+        problems.push(`- input: Additional property ${name} is not allowed`);
+        continue;
+      }
+      const types: Record<FakeInput['type'], boolean> = {
+        string: typeof value === 'string',
+        uri: typeof value === 'string',
+        integer: Number.isInteger(value),
+        number: typeof value === 'number' && Number.isFinite(value),
+        boolean: typeof value === 'boolean',
+        array: Array.isArray(value),
+      };
+      if (!types[spec.type]) {
+        problems.push(`${at} Invalid type. Expected: ${spec.type}, given: ${Array.isArray(value) ? 'array' : typeof value}`);
+        continue;
+      }
+      if (spec.type === 'uri' && !isFileValue(value as string)) problems.push(`${at} Does not match format 'uri'`);
+      if (spec.enum && !spec.enum.includes(value as string | number))
+        problems.push(`${at} ${name} must be one of the following: ${spec.enum.map((v) => JSON.stringify(v)).join(', ')}`);
+      if (spec.min !== undefined && (value as number) < spec.min) problems.push(`${at} Must be greater than or equal to ${spec.min}`);
+      if (spec.max !== undefined && (value as number) > spec.max) problems.push(`${at} Must be less than or equal to ${spec.max}`);
+      if (spec.maxLength !== undefined && (value as string).length > spec.maxLength)
+        problems.push(`${at} String length must be less than or equal to ${spec.maxLength}`);
+    }
+    return problems;
+  }
+
+  /** A file input Replicate can read: a URL, a data URI, or one of the files uploaded here (still there). */
+  function isFileValue(value: string): boolean {
+    if (value.startsWith(`${baseUrl}/v1/files/`)) {
+      const f = files.get(value.slice(`${baseUrl}/v1/files/`.length));
+      return f !== undefined && !f.deleted;
+    }
+    return /^https?:\/\//.test(value) || /^data:[a-z]+\/[a-z0-9.+-]+;base64,/.test(value);
+  }
+
   function create(res: ServerResponse, model: FakeModel, input: unknown): number {
     if (typeof input !== 'object' || input === null) {
       return problem(res, 422, 'Input validation failed', '- input: Invalid type. Expected: object, given: null');
@@ -363,6 +796,8 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
     const values = input as Record<string, unknown>;
     const missing = model.inputs.filter((name) => !isImageValue(values[name]));
     if (missing.length > 0) return problem(res, 422, 'Input validation failed', missing.map((name) => `- input: ${name} is required`).join('\n'));
+    const invalid = model.schema ? schemaProblems(model.schema, values) : [];
+    if (invalid.length > 0) return problem(res, 422, 'Input validation failed', invalid.join('\n'));
     if (model.trained) {
       const count = values.num_outputs ?? 1;
       if (typeof values.prompt !== 'string') return problem(res, 422, 'Input validation failed', '- input: prompt is required');
@@ -389,11 +824,12 @@ export async function startFakeReplicate(options: FakeReplicateOptions): Promise
 
   async function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer, body: Record<string, unknown> | null): Promise<number> {
     const path = new URL(req.url ?? '/', 'http://fake').pathname;
-    const output = /^\/files\/([^/]+?)(?:-(\d))?\.png$/.exec(path);
+    const output = /^\/files\/([^/]+?)(?:-(\d))?\.(png|mp4|wav|mp3)$/.exec(path);
     if (req.method === 'GET' && output) {
       const p = predictions.get(output[1]);
       if (!p || p.dataRemoved) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
-      res.writeHead(200, { 'content-type': 'image/png', 'content-length': FAKE_OUTPUT_PNG.length }).end(FAKE_OUTPUT_PNG);
+      const media = MEDIA[output[3]];
+      res.writeHead(200, { 'content-type': media.contentType, 'content-length': media.data.length }).end(media.data);
       return 200;
     }
     if (req.headers.authorization !== `Bearer ${options.token}`) {

@@ -113,6 +113,10 @@ const ALIASES: Record<string, string[]> = {
   target_image_url: ['imageURL'],
   training_images_id: ['task_id'],
   training_id: ['task_id'],
+  // pictures the picture actions read (describe, blend, Ideogram, Flux's image prompt, /upscale-highres)
+  image_url: ['imageURL'],
+  image_urls: ['imageURL'],
+  image_prompt: ['imageURL'],
 };
 
 function learnedFor(state: FuzzState, field: string): string[] {

@@ -29,7 +29,7 @@ export function scriptedEngine(name = 'local', kinds: readonly EngineJobKind[] =
     name,
     kinds,
     async execute(job, report, signal): Promise<EngineResult> {
-      const prompt = 'prompt' in job ? job.prompt : 'parent' in job ? (job.parent.prompt ?? '') : job.kind;
+      const prompt = ('prompt' in job ? job.prompt : undefined) ?? ('parent' in job ? (job.parent.prompt ?? '') : job.kind);
       const count = (runs.get(prompt) ?? 0) + 1;
       runs.set(prompt, count);
       const [verb, arg] = prompt.split(':');

@@ -210,3 +210,39 @@ export function variationOverlaySvg(options: { prompt: string; seed: number; var
   const shapes = Array.from({ length: count }, (_, i) => motif(motifs.length ? motifFor(motifs[i % motifs.length]) : stream.pick(MOTIFS), stream, w, h, hue));
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}"><g opacity="0.55">${shapes.join('')}</g>${captionBar(w, h, options.caption)}</svg>`;
 }
+
+/** A rectangle of an image, in pixels. */
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * An SVG of the whole `width`×`height` image with a caption bar drawn only inside `rect`
+ * (clipped to it), along the rect's bottom (or across its middle): how simulated content that fills part of a
+ * picture says so (the new strip of a pan or zoom, the region of a vary). The text shrinks to
+ * fit; when even the smallest does not fit, the shorter `fallback` is used.
+ */
+export function regionLabelSvg(width: number, height: number, rect: Rect, text: string, options: { fallback?: string; middle?: boolean } = {}): string {
+  const fallback = options.fallback ?? 'SIMULATED';
+  const barHeight = Math.min(rect.height, captionBarHeight(Math.max(rect.height, Math.min(width, height))));
+  const room = rect.width * 0.9;
+  const chosen = textWidth(text, 1) <= room ? text : fallback;
+  const scale = Math.max(1, Math.min(Math.floor((barHeight * 0.6) / TEXT_HEIGHT_UNITS), Math.floor(room / Math.max(1, textWidth(chosen, 1)))));
+  const top = options.middle ? rect.y + Math.round((rect.height - barHeight) / 2) : rect.y + rect.height - barHeight;
+  const textTop = top + Math.round((barHeight - TEXT_HEIGHT_UNITS * scale) / 2);
+  const left = rect.x + Math.max(1, Math.round((rect.width - textWidth(chosen, scale)) / 2));
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
+    `<defs><clipPath id="r"><rect x="${rect.x}" y="${rect.y}" width="${rect.width}" height="${rect.height}"/></clipPath></defs>` +
+    `<g clip-path="url(#r)"><rect x="${rect.x}" y="${top}" width="${rect.width}" height="${barHeight}" fill="#000" opacity="0.62"/>` +
+    `<path d="${textPath(chosen, left, textTop, scale)}" fill="#fff"/></g></svg>`
+  );
+}
+
+/** A caption bar along the bottom of a whole `width`×`height` picture, as an SVG to lay over it. */
+export function captionSvg(width: number, height: number, caption: string): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${captionBar(width, height, caption)}</svg>`;
+}

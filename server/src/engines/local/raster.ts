@@ -137,3 +137,56 @@ export function configureSharp(options: { threads?: number }): void {
   // renders are never repeated within a process, so libvips' operation cache only holds memory
   sharp.cache(false);
 }
+
+/** Decodes `input` (a user's picture) resized to cover exactly `width`×`height` (centred crop), as RGB. */
+export async function decodeCover(input: Uint8Array, width: number, height: number, maxInputPixels: number): Promise<RawImage> {
+  const decoded = await decode(input, maxInputPixels);
+  if (decoded.width === width && decoded.height === height) return decoded;
+  return toRaw(fromRaw(decoded).resize(width, height, { fit: 'cover', position: 'centre', kernel: 'lanczos3' }));
+}
+
+/** `image` with an SVG of the same size laid over it (captions, labels). */
+export async function overlay(image: RawImage, svg: string): Promise<RawImage> {
+  const { data, info } = await fromRaw(image)
+    .composite([{ input: Buffer.from(svg) }])
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return toRaw(sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }));
+}
+
+/**
+ * A mask picture as one byte per pixel of a `width`×`height` image: 1 where the mask is
+ * bright (luminance ≥ 128 after transparent pixels are flattened onto black), else 0. Scaled
+ * with nearest-neighbour, so it stays a hard mask.
+ */
+export async function decodeMask(input: Uint8Array, width: number, height: number, maxInputPixels: number): Promise<Uint8Array> {
+  let grey: Buffer;
+  try {
+    grey = await sharp(input, { limitInputPixels: maxInputPixels })
+      .flatten({ background: '#000000' })
+      .greyscale()
+      .resize(width, height, { fit: 'fill', kernel: 'nearest' })
+      .extractChannel(0)
+      .raw()
+      .toBuffer();
+  } catch (error) {
+    throw new EngineError('invalid_input', 'The mask could not be read.', { detail: error instanceof Error ? error.message : String(error), cause: error });
+  }
+  const mask = new Uint8Array(width * height);
+  for (let i = 0; i < mask.length; i += 1) mask[i] = grey[i] >= 128 ? 1 : 0;
+  return mask;
+}
+
+/** Lanczos3 to exactly `width`×`height` (a grid preview, an Ideogram upscale). */
+export function resizeExact(image: RawImage, width: number, height: number): Promise<RawImage> {
+  if (image.width === width && image.height === height) return Promise.resolve(image);
+  return toRaw(fromRaw(image).resize(width, height, { fit: 'fill', kernel: 'lanczos3' }));
+}
+
+/** An enlargement with a finish: `sharpenSigma` (0: none) and a colour lift `saturation` (1: none). */
+export function enlarge(image: RawImage, factor: number, finish: { sharpenSigma: number; saturation: number }): Promise<RawImage> {
+  let pipeline = fromRaw(image).resize(Math.round(image.width * factor), Math.round(image.height * factor), { kernel: 'lanczos3' });
+  if (finish.sharpenSigma > 0) pipeline = pipeline.sharpen({ sigma: finish.sharpenSigma });
+  if (finish.saturation !== 1) pipeline = pipeline.modulate({ saturation: finish.saturation });
+  return toRaw(pipeline);
+}

@@ -4,6 +4,18 @@
  * Callbacks (notifyHook) are only hints upstream (no signature, no retry), so polling is
  * the source of truth. Results are the upstream's image URLs; copying them into our media
  * store is the caller's job (Discord CDN links expire).
+ *
+ * How each job reaches the upstream (upstream-protocols.md C1):
+ * - imagine /submit/imagine (`--ar` appended for an aspect ratio); reroll, variation and the
+ *   plain U upscale /submit/change; a reroll with a new prompt is a new /submit/imagine.
+ * - blend /submit/blend {base64Array, dimensions}; describe /submit/describe {base64} (its four
+ *   prompts read from `properties.finalPrompt`); shorten /submit/shorten {prompt} (trueai).
+ * - upscale subtle/creative/2x/4x, pan, zoom out, vary strong/subtle and vary region press the
+ *   matching button of an upscaled image with /submit/action {taskId, customId} (trueai/plus);
+ *   Custom Zoom and Vary (Region) open a modal, confirmed with /submit/modal {taskId, prompt,
+ *   maskBase64}. On a grid parent the cell is upscaled first (U{index}, as the pro API does);
+ *   that first step is reported with the upstream id `u:<id>`, so a retry resumes it instead
+ *   of paying for it twice.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { abortedError, defineEngine, throwIfAborted } from '../define-engine.ts';
@@ -14,11 +26,22 @@ import {
   type EngineJobKind,
   type EngineResult,
   EngineError,
+  type ImageInput,
   type ParentRef,
   type ProgressListener,
-  type UpscaleType,
 } from '../engine.ts';
-import { mapStatus, parseProgress, readImageUrls, readSeed, readSubmitResult, type SubmitResult, UPSCALE_BUTTONS, type UpstreamTask } from './protocol.ts';
+import {
+  ACTION_BUTTONS,
+  mapStatus,
+  parseProgress,
+  readImageUrls,
+  readPromptList,
+  readSeed,
+  readSubmitResult,
+  type SubmitResult,
+  UPSCALE_BUTTONS,
+  type UpstreamTask,
+} from './protocol.ts';
 
 export interface MidjourneyProxyOptions {
   /** Base including the context path, e.g. `http://mj-proxy:8080/mj` or `https://relay/mj-fast/mj`. */
@@ -45,9 +68,55 @@ export interface MidjourneyProxyOptions {
   fetch?: typeof fetch;
 }
 
-const KINDS: readonly EngineJobKind[] = ['imagine', 'reroll', 'variation', 'upscale', 'seed'];
+const KINDS: readonly EngineJobKind[] = [
+  'imagine',
+  'reroll',
+  'variation',
+  'upscale',
+  'seed',
+  'blend',
+  'describe',
+  'shorten',
+  'pan',
+  'outpaint',
+  'inpaint',
+  'vary',
+];
 
 const UNAVAILABLE = 'The generation service is unavailable right now, please try again.';
+
+/** The upstream id of the U step a two-step job reported (a retry continues from it). */
+const UPSCALE_STEP = 'u:';
+
+/** The part of the progress bar each step of a two-step job fills. */
+interface Span {
+  from: number;
+  to: number;
+}
+const WHOLE: Span = { from: 0, to: 100 };
+const FIRST_STEP: Span = { from: 0, to: 30 };
+const SECOND_STEP: Span = { from: 30, to: 100 };
+
+type Submitted = Exclude<EngineJob, { kind: 'seed' }>;
+/** Jobs that press a button of an upscaled image. */
+type ButtonJob = Extract<EngineJob, { kind: 'upscale' | 'pan' | 'outpaint' | 'inpaint' | 'vary' }>;
+
+/** What confirming a modal sends: the prompt and, for Vary (Region), the mask. */
+interface ModalAnswer {
+  prompt: string;
+  maskBase64?: string;
+}
+
+const DIMENSIONS = { square: 'SQUARE', portrait: 'PORTRAIT', landscape: 'LANDSCAPE' } as const;
+
+const dataUri = (image: ImageInput) => `data:${image.contentType};base64,${image.data.toString('base64')}`;
+
+/** A prompt without the parameters a Custom Zoom sets itself. */
+const withoutZoomParameters = (prompt: string) => prompt.replace(/\s--(ar|aspect|zoom)\s+\S+/gi, '').trim();
+
+function hasAspectParameter(prompt: string): boolean {
+  return /(^|\s)--(ar|aspect)\s/i.test(prompt);
+}
 
 export function createMidjourneyProxyEngine(options: MidjourneyProxyOptions): Engine {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -56,6 +125,7 @@ export function createMidjourneyProxyEngine(options: MidjourneyProxyOptions): En
   const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
   const maxPollFailures = options.maxPollFailures ?? 5;
   const doFetch = options.fetch ?? fetch;
+  const hook = options.notifyHook ? { notifyHook: options.notifyHook } : {};
 
   async function call<T>(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown, base = baseUrl): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -85,6 +155,8 @@ export function createMidjourneyProxyEngine(options: MidjourneyProxyOptions): En
     if (response.status === 429 || response.status >= 500) {
       throw new EngineError('upstream_unavailable', UNAVAILABLE, { retryable: true, detail });
     }
+    // trueai answers an unknown parent with 404 and a SubmitResultVO (code 3): read it as such
+    if (method === 'POST' && response.status === 404 && /"code"\s*:\s*3\b/.test(text)) return JSON.parse(text) as T;
     if (!response.ok) throw new EngineError('upstream_rejected', 'The generation service refused the request.', { detail });
     try {
       return (text ? JSON.parse(text) : null) as T;
@@ -92,6 +164,9 @@ export function createMidjourneyProxyEngine(options: MidjourneyProxyOptions): En
       throw new EngineError('upstream_unavailable', UNAVAILABLE, { retryable: true, detail: `invalid JSON: ${detail}`, cause: error });
     }
   }
+
+  const submitTo = async (path: string, body: Record<string, unknown>, signal: AbortSignal, base = baseUrl) =>
+    readSubmitResult(await call<SubmitResult>('POST', path, signal, { ...body, ...hook }, base));
 
   function parentId(parent: ParentRef): string {
     if (!parent.upstreamId) throw new EngineError('invalid_input', 'The parent task was not made by this engine.');
@@ -107,76 +182,161 @@ export function createMidjourneyProxyEngine(options: MidjourneyProxyOptions): En
     return task;
   }
 
-  /** The button that performs an enlargement on an upscaled image (trueai /submit/action). */
-  async function upscaleButton(parent: string, type: Exclude<UpscaleType, '1x'>, signal: AbortSignal): Promise<string> {
-    const task = await fetchTask(parent, signal);
-    const button = (task.buttons ?? []).find((b) => UPSCALE_BUTTONS[type].test(b.customId));
+  // ---- what to press -----------------------------------------------------------------------
+
+  /** The button of `target` (an upscaled image) that performs `job`, and the modal it opens, if any. */
+  function buttonFor(job: ButtonJob): { matches: RegExp; label: string; modal?: ModalAnswer } {
+    switch (job.kind) {
+      case 'upscale':
+        if (job.type === '1x') throw new EngineError('internal', 'A plain upscale has no button.');
+        return { matches: UPSCALE_BUTTONS[job.type], label: `Upscale ${job.type}` };
+      case 'pan':
+        return { matches: ACTION_BUTTONS.pan[job.direction], label: `Pan ${job.direction}` };
+      case 'vary':
+        return { matches: job.type === 'strong' ? ACTION_BUTTONS.varyStrong : ACTION_BUTTONS.varySubtle, label: `Vary (${job.type})` };
+      case 'inpaint':
+        return { matches: ACTION_BUTTONS.inpaint, label: 'Vary (Region)', modal: { prompt: job.prompt, maskBase64: dataUri(job.mask) } };
+      case 'outpaint': {
+        const custom = job.aspectRatio !== undefined || job.prompt !== undefined || (job.zoom !== 1.5 && job.zoom !== 2);
+        if (!custom) return { matches: job.zoom === 2 ? ACTION_BUTTONS.zoomOut2x : ACTION_BUTTONS.zoomOut15x, label: `Zoom Out ${job.zoom}x` };
+        const base = withoutZoomParameters(job.prompt ?? job.parent.prompt ?? '');
+        const prompt = [base, job.aspectRatio ? `--ar ${job.aspectRatio}` : '', `--zoom ${job.zoom}`].filter(Boolean).join(' ');
+        return { matches: ACTION_BUTTONS.customZoom, label: 'Custom Zoom', modal: { prompt } };
+      }
+    }
+  }
+
+  /** The customId of the button on `target` that does `job`, or a clear refusal. */
+  async function pressButton(job: ButtonJob, target: string, signal: AbortSignal): Promise<string> {
+    const { matches, label } = buttonFor(job);
+    const task = await fetchTask(target, signal);
+    const button = (task.buttons ?? []).find((b) => matches.test(b.customId));
     if (!button) {
-      throw new EngineError('unsupported', `Upscale ${type} is not available for this image.`, {
-        detail: `no ${type} button on upstream task ${parent}`,
+      throw new EngineError('unsupported', `${label} is not available for this image.`, {
+        detail: `no ${label} button on upstream task ${target} (needs a trueai/plus midjourney-proxy)`,
       });
     }
-    return button.customId;
+    return submitTo('/submit/action', { taskId: target, customId: button.customId }, signal);
   }
 
-  async function submit(job: Extract<EngineJob, { kind: 'imagine' | 'reroll' | 'variation' | 'upscale' }>, signal: AbortSignal): Promise<string> {
-    const hook = options.notifyHook ? { notifyHook: options.notifyHook } : {};
-    let path: string;
-    let body: Record<string, unknown>;
-    const modeBase = job.kind === 'imagine' && job.mode ? options.modeBaseUrls?.[job.mode] : undefined;
-    const base = modeBase ? modeBase.replace(/\/+$/, '') : baseUrl;
+  /** Whether `job` runs on one cell of a grid, which must be upscaled (U) first. */
+  function needsUpscaleFirst(job: Submitted): boolean {
+    return (
+      (job.kind === 'pan' || job.kind === 'outpaint' || job.kind === 'inpaint' || job.kind === 'vary' || (job.kind === 'upscale' && job.type !== '1x')) &&
+      job.parent.layout === 'grid'
+    );
+  }
+
+  // ---- submitting ---------------------------------------------------------------------------
+
+  async function submit(job: Submitted, report: ProgressListener, signal: AbortSignal): Promise<string> {
     switch (job.kind) {
-      case 'imagine':
-        [path, body] = ['/submit/imagine', { prompt: job.prompt }];
-        break;
+      case 'imagine': {
+        const modeBase = job.mode ? options.modeBaseUrls?.[job.mode] : undefined;
+        const prompt = job.aspectRatio && !hasAspectParameter(job.prompt) ? `${job.prompt} --ar ${job.aspectRatio}` : job.prompt;
+        return submitTo('/submit/imagine', { prompt }, signal, modeBase ? modeBase.replace(/\/+$/, '') : baseUrl);
+      }
       case 'reroll':
-        [path, body] = ['/submit/change', { taskId: parentId(job.parent), action: 'REROLL' }];
-        break;
+        // a reroll with a new prompt is that prompt imagined anew (Midjourney's remix of 🔄)
+        if (job.prompt) return submitTo('/submit/imagine', { prompt: job.prompt }, signal);
+        return submitTo('/submit/change', { taskId: parentId(job.parent), action: 'REROLL' }, signal);
       case 'variation':
-        [path, body] = ['/submit/change', { taskId: parentId(job.parent), action: 'VARIATION', index: job.index }];
-        break;
+        return submitTo('/submit/change', { taskId: parentId(job.parent), action: 'VARIATION', index: job.index }, signal);
+      case 'blend':
+        return submitTo('/submit/blend', { base64Array: job.images.map(dataUri), dimensions: DIMENSIONS[job.dimension] }, signal);
+      case 'describe':
+        return submitTo('/submit/describe', { base64: dataUri(job.image) }, signal);
+      case 'shorten':
+        return submitTo('/submit/shorten', { prompt: job.prompt }, signal);
       case 'upscale':
-        [path, body] =
-          job.type === '1x'
-            ? ['/submit/change', { taskId: parentId(job.parent), action: 'UPSCALE', index: job.index }]
-            : ['/submit/action', { taskId: parentId(job.parent), customId: await upscaleButton(parentId(job.parent), job.type, signal) }];
-        break;
+        if (job.type === '1x') return submitTo('/submit/change', { taskId: parentId(job.parent), action: 'UPSCALE', index: job.index }, signal);
+        return pressOn(job, report, signal);
+      case 'pan':
+      case 'outpaint':
+      case 'inpaint':
+      case 'vary':
+        return pressOn(job, report, signal);
+      default:
+        throw new EngineError('unsupported', `This engine cannot run ${job.kind} tasks.`);
     }
-    return readSubmitResult(await call<SubmitResult>('POST', path, signal, { ...body, ...hook }, base));
   }
 
-  async function watch(id: string, layout: 'grid' | 'single', report: ProgressListener, signal: AbortSignal): Promise<EngineResult> {
+  /** Presses the job's button on its upscaled parent; on a grid parent, upscales the cell first. */
+  async function pressOn(job: ButtonJob, report: ProgressListener, signal: AbortSignal): Promise<string> {
+    if (!needsUpscaleFirst(job)) return pressButton(job, parentId(job.parent), signal);
+    if (job.index === undefined) throw new EngineError('invalid_input', 'Name one image of the grid (index 1–4) to work on.');
+    const upscaled = await submitTo('/submit/change', { taskId: parentId(job.parent), action: 'UPSCALE', index: job.index }, signal);
+    report({ percentage: 0, status: 'submitted', upstreamId: `${UPSCALE_STEP}${upscaled}` });
+    return continueFromUpscale(job, upscaled, report, signal);
+  }
+
+  /** Waits for the U step of a two-step job, then presses the job's button on its result. */
+  async function continueFromUpscale(job: ButtonJob, upscaled: string, report: ProgressListener, signal: AbortSignal): Promise<string> {
+    await waitFor(upscaled, report, signal, FIRST_STEP);
+    return pressButton(job, upscaled, signal);
+  }
+
+  // ---- watching -----------------------------------------------------------------------------
+
+  /**
+   * Polls `id` until it succeeds (answers the task) or fails. A task waiting in MODAL gets
+   * `modal` confirmed once (Custom Zoom, Vary (Region); a remix-mode account asks for it on
+   * other buttons too, then the parent's prompt is confirmed).
+   */
+  async function waitFor(
+    id: string,
+    report: ProgressListener,
+    signal: AbortSignal,
+    span: Span,
+    modal?: ModalAnswer,
+  ): Promise<{ id: string; task: UpstreamTask }> {
     const deadline = Date.now() + timeoutMs;
     let failures = 0;
+    let current = id;
+    let confirmed = false;
     for (;;) {
       let task: UpstreamTask | undefined;
       try {
-        task = await fetchTask(id, signal);
+        task = await fetchTask(current, signal);
         failures = 0;
       } catch (error) {
         if (!(error instanceof EngineError) || !error.retryable) throw error;
         failures += 1;
         if (failures >= maxPollFailures) {
-          throw new EngineError(error.code, error.message, { retryable: true, detail: error.detail, upstreamId: id, cause: error });
+          throw new EngineError(error.code, error.message, { retryable: true, detail: error.detail, upstreamId: current, cause: error });
         }
       }
       if (task) {
         const state = mapStatus(task.status);
-        if (state.kind === 'success') return toResult(id, task, layout);
+        if (state.kind === 'success') return { id: current, task };
         if (state.kind === 'failure') {
           throw new EngineError('upstream_failed', task.failReason?.trim() || 'The generation failed.', {
-            detail: `task ${id} FAILURE`,
-            upstreamId: id,
+            detail: `task ${current} FAILURE`,
+            upstreamId: current,
           });
         }
         if (state.kind === 'cancelled') {
-          throw new EngineError('upstream_failed', 'The task was cancelled by the generation service.', { upstreamId: id });
+          throw new EngineError('upstream_failed', 'The task was cancelled by the generation service.', { upstreamId: current });
         }
-        report({ percentage: parseProgress(task.progress) ?? 0, status: state.stage });
+        if (task.status?.toUpperCase() === 'MODAL' && modal && !confirmed) {
+          confirmed = true;
+          const next = await submitTo(
+            '/submit/modal',
+            { taskId: current, prompt: modal.prompt, ...(modal.maskBase64 ? { maskBase64: modal.maskBase64 } : {}) },
+            signal,
+          );
+          if (next !== current) {
+            current = next;
+            report({ percentage: span.from, upstreamId: current });
+          }
+          continue;
+        }
+        const percentage = parseProgress(task.progress) ?? 0;
+        report({ percentage: span.from + ((span.to - span.from) * percentage) / 100, status: state.stage });
       }
       if (Date.now() + pollIntervalMs > deadline) {
         // retryable: a retry resumes watching the same upstream id instead of resubmitting
-        throw new EngineError('timeout', 'The generation took too long.', { retryable: true, upstreamId: id, detail: `after ${timeoutMs} ms` });
+        throw new EngineError('timeout', 'The generation took too long.', { retryable: true, upstreamId: current, detail: `after ${timeoutMs} ms` });
       }
       try {
         await sleep(pollIntervalMs, undefined, { signal });
@@ -186,10 +346,40 @@ export function createMidjourneyProxyEngine(options: MidjourneyProxyOptions): En
     }
   }
 
-  function toResult(id: string, task: UpstreamTask, layout: 'grid' | 'single'): EngineResult {
+  /** What confirming a modal of `job`'s task sends. */
+  function modalOf(job: Submitted): ModalAnswer | undefined {
+    if (job.kind === 'upscale' && job.type === '1x') return undefined;
+    if (job.kind === 'upscale' || job.kind === 'pan' || job.kind === 'outpaint' || job.kind === 'inpaint' || job.kind === 'vary') {
+      const modal = buttonFor(job).modal;
+      if (modal) return modal;
+    }
+    const prompt = 'parent' in job ? job.parent.prompt : undefined;
+    return prompt ? { prompt } : undefined;
+  }
+
+  function toResult(id: string, task: UpstreamTask, job: Submitted): EngineResult {
+    if (job.kind === 'describe' || job.kind === 'shorten') {
+      const text = task.properties?.finalPrompt || (job.kind === 'describe' ? task.promptEn || task.prompt : task.description) || '';
+      const texts = readPromptList(text);
+      if (texts.length === 0) {
+        throw new EngineError('upstream_failed', 'The generation finished without an answer.', { upstreamId: id, detail: `task ${id} SUCCESS without text` });
+      }
+      const data = job.kind === 'shorten' ? { full_content: text } : undefined;
+      return {
+        engine: 'midjourney-proxy',
+        method: 'midjourney',
+        simulated: false,
+        layout: 'none',
+        images: [],
+        texts,
+        ...(data ? { data } : {}),
+        upstreamId: id,
+      };
+    }
     if (!task.imageUrl) {
       throw new EngineError('upstream_failed', 'The generation finished without an image.', { upstreamId: id, detail: `task ${id} SUCCESS without imageUrl` });
     }
+    const layout = job.kind === 'upscale' ? 'single' : 'grid';
     const size = { width: task.width ?? undefined, height: task.height ?? undefined };
     const image: EngineImage = { source: 'url', url: task.imageUrl, ...size };
     const cells = readImageUrls(task).map((url): EngineImage => ({ source: 'url', url }));
@@ -219,16 +409,20 @@ export function createMidjourneyProxyEngine(options: MidjourneyProxyOptions): En
     kinds: KINDS,
     async execute(job, report, signal) {
       if (job.kind === 'seed') return seed(job.parent, signal);
-      if (job.kind !== 'imagine' && job.kind !== 'reroll' && job.kind !== 'variation' && job.kind !== 'upscale') {
-        throw new EngineError('unsupported', `This engine cannot run ${job.kind} tasks.`);
-      }
-      let id = job.resumeUpstreamId;
-      if (!id) {
+      const submitted: Submitted = job;
+      let id = submitted.resumeUpstreamId;
+      const twoStep = needsUpscaleFirst(submitted);
+      if (id?.startsWith(UPSCALE_STEP) && twoStep) {
+        // a previous attempt died during or right after the U step: finish it, then press the button
+        id = await continueFromUpscale(submitted as ButtonJob, id.slice(UPSCALE_STEP.length), report, signal);
+      } else if (!id) {
         report({ percentage: 0, status: 'starting' });
-        id = await submit(job, signal);
+        id = await submit(submitted, report, signal);
       }
-      report({ percentage: 0, status: 'submitted', upstreamId: id });
-      return watch(id, job.kind === 'upscale' ? 'single' : 'grid', report, signal);
+      const span = twoStep ? SECOND_STEP : WHOLE;
+      report({ percentage: span.from, status: 'submitted', upstreamId: id });
+      const done = await waitFor(id, report, signal, span, modalOf(submitted));
+      return toResult(done.id, done.task, submitted);
     },
   });
 }

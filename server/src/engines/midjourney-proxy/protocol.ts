@@ -24,6 +24,12 @@ export interface UpstreamTask {
   action?: string;
   status?: string;
   progress?: string | number | null;
+  prompt?: string | null;
+  promptEn?: string | null;
+  /** A shorten's analysis (trueai), or the command as sent (`/imagine cat`). */
+  description?: string | null;
+  /** `finalPrompt`: a describe's four prompts or a shorten's analysis, as the bot wrote them. */
+  properties?: { finalPrompt?: string | null } | null;
   imageUrl?: string | null;
   imageUrls?: Array<string | { url?: string }> | null;
   failReason?: string | null;
@@ -134,3 +140,31 @@ export const UPSCALE_BUTTONS = {
   '2x': /::upsample_v[0-9a-z]*_2x::/i,
   '4x': /::upsample_v[0-9a-z]*_4x::/i,
 } as const;
+
+/** The buttons of an upscaled image that start the actions beyond upscaling (trueai /submit/action customIds). */
+export const ACTION_BUTTONS = {
+  pan: { up: /^MJ::JOB::pan_up::/, down: /^MJ::JOB::pan_down::/, left: /^MJ::JOB::pan_left::/, right: /^MJ::JOB::pan_right::/ },
+  /** Zoom Out 2x (the canvas twice the size: the picture at 50 %) and 1.5x (at 75 %). */
+  zoomOut2x: /^MJ::Outpaint::50::/,
+  zoomOut15x: /^MJ::Outpaint::75::/,
+  /** Custom Zoom: opens a prompt (`--zoom 1–2 --ar w:h`) to confirm with /submit/modal. */
+  customZoom: /^MJ::CustomZoom::/,
+  /** Vary (Region): opens the mask editor, confirmed with /submit/modal { maskBase64, prompt }. */
+  inpaint: /^MJ::Inpaint::/,
+  varyStrong: /^MJ::JOB::high_variation::/,
+  varySubtle: /^MJ::JOB::low_variation::/,
+} as const;
+
+/**
+ * The prompts of a describe or shorten answer: the lines the bot numbered with keycaps
+ * (1️⃣ … 5️⃣), without the keycap; else every non-empty paragraph.
+ */
+export function readPromptList(text: string | null | undefined): string[] {
+  if (!text) return [];
+  const numbered = [...text.matchAll(/^\s*[1-9]\uFE0F?\u20E3\s*(.+?)\s*$/gmu)].map((m) => m[1]);
+  if (numbered.length > 0) return numbered;
+  return text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);
+}

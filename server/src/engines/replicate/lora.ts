@@ -13,9 +13,9 @@
  * upstreamId; the uploaded zip is deleted (best effort: Replicate expires files anyway).
  *
  * Generation: POST /v1/predictions {version: <the trained version id>, input: {prompt,
- * num_outputs, aspect_ratio (custom with width and height), seed, …}}, polled like the
- * faceswap adapter's; the output URLs come back as a `set` the worker copies into the media
- * store (Replicate deletes outputs after about an hour). The prompt gets the trigger word
+ * num_outputs, aspect_ratio (custom with width and height), seed, …}}, run by the predictions
+ * engine (predictions.ts) like every hosted model; the output URLs come back as a `set` the
+ * worker copies into the media store (Replicate deletes outputs after about an hour). The prompt gets the trigger word
  * (and the person's gender word) in front unless it already names the trigger word.
  *
  * Both report the upstream id as soon as it exists, so a retry after a crash resumes the same
@@ -24,17 +24,9 @@
 import { defineEngine } from '../define-engine.ts';
 import { type Engine, type EngineImage, type EngineJob, type EngineResult, EngineError, type ImageInput, type ProgressListener } from '../engine.ts';
 import { type CallOptions, createReplicateClient, pollUntilDone, type ReplicateClientOptions } from './client.ts';
-import {
-  lastErrorLine,
-  mapStatus,
-  parseModelRef,
-  type Prediction,
-  progressFromLogs,
-  type ReplicateFile,
-  readOutputUrls,
-  type Training,
-  versionIdOf,
-} from './protocol.ts';
+import { jsonObjectFromEnv } from './env.ts';
+import { createReplicatePredictionsEngine, type FamilyResult, type PredictionFamily } from './predictions.ts';
+import { lastErrorLine, mapStatus, parseModelRef, progressFromLogs, type ReplicateFile, readOutputUrls, type Training, versionIdOf } from './protocol.ts';
 import { zipStored } from './zip.ts';
 
 /**
@@ -216,20 +208,7 @@ export function createReplicateLoraEngine(options: ReplicateLoraOptions): Engine
     }
   }
 
-  // ---- generation ----------------------------------------------------------------------
-
-  const getPrediction = (id: string, signal: AbortSignal, missingOk = false) =>
-    call<Prediction>('GET', `/v1/predictions/${encodeURIComponent(id)}`, signal, undefined, { missingOk });
-
-  /** A previous attempt's prediction worth watching again, or undefined to start a new one. */
-  async function resumablePrediction(id: string, signal: AbortSignal): Promise<Prediction | undefined> {
-    const prediction = await getPrediction(id, signal, true);
-    if (!prediction) return undefined;
-    const state = mapStatus(prediction.status);
-    if (state.kind === 'aborted') return undefined;
-    if (state.kind === 'succeeded' && (prediction.data_removed || readOutputUrls(prediction.output).length === 0)) return undefined;
-    return prediction;
-  }
+  // ---- generation: a prediction on the trained version, run by the predictions engine ----
 
   function generationInput(job: GenerateJob): Record<string, unknown> {
     const input: Record<string, unknown> = { ...options.generationInput, prompt: loraPrompt(job), num_outputs: job.count };
@@ -239,95 +218,53 @@ export function createReplicateLoraEngine(options: ReplicateLoraOptions): Engine
     return input;
   }
 
-  async function generate(job: GenerateJob, report: ProgressListener, signal: AbortSignal): Promise<EngineResult> {
-    const { identity } = job;
-    if (identity.engine !== NAME) throw new EngineError('unsupported', `This model was trained by another engine (${identity.engine}); train it again.`);
-    const version = versionIdOf(identity.data.upstream_version);
-    if (!version) throw new EngineError('invalid_input', 'This model has no trained version to generate from; train it again.');
-    let prediction = job.resumeUpstreamId ? await resumablePrediction(job.resumeUpstreamId, signal) : undefined;
-    if (!prediction) {
-      report({ percentage: 0, status: 'starting' });
-      prediction = requireId(await call<Prediction>('POST', '/v1/predictions', signal, { version, input: generationInput(job) }), 'POST /v1/predictions');
-    }
-    const { id } = prediction;
-    report({ percentage: 2, status: 'submitted', upstreamId: id });
-    const { job: done, state } = await pollUntilDone(
-      prediction,
-      {
-        get: async (pid, s) => (await getPrediction(pid, s)) as Prediction,
-        cancel: (pid) => quietly('POST', `/v1/predictions/${encodeURIComponent(pid)}/cancel`),
-        onActive: (p, stage, elapsedMs) => report({ percentage: progressOf(p.logs, stage, elapsedMs, 20_000), status: stage }),
-        timedOut: (pid) =>
-          new EngineError('timeout', 'The photo generation took too long.', {
-            upstreamId: pid,
-            detail: `prediction ${pid} cancelled after ${generationTimeoutMs} ms`,
-          }),
-        intervalMs: Math.min(pollIntervalMs, 1000),
-        maxIntervalMs: Math.min(maxPollIntervalMs, 5000),
-        timeoutMs: generationTimeoutMs,
-        maxFailures: maxPollFailures,
-      },
-      signal,
-    );
-    switch (state.kind) {
-      case 'succeeded': {
-        const urls = readOutputUrls(done.output).slice(0, job.count);
-        if (urls.length === 0) {
-          throw new EngineError('upstream_failed', 'The photo generation finished without photos.', {
-            upstreamId: id,
-            detail: `prediction ${id} output ${JSON.stringify(done.output ?? null).slice(0, 200)}`,
-          });
-        }
-        const images = urls.map((url): EngineImage => ({ source: 'url', url }));
-        return {
-          engine: NAME,
-          method: 'flux-lora',
-          simulated: false,
-          note: `Generated on Replicate with the LoRA trained as ${String(identity.data.upstream_version)}.`,
-          layout: 'set',
-          images,
-          upstreamId: id,
-        };
-      }
-      case 'failed': {
-        const text = typeof done.error === 'string' ? done.error : '';
-        const line = lastErrorLine(done.error);
-        const message = /nsfw/i.test(text)
-          ? 'The photos were flagged as not safe for work; try another prompt.'
-          : line
-            ? `The photo generation failed: ${line}`
-            : 'The photo generation failed.';
-        throw new EngineError('upstream_failed', message, { upstreamId: id, detail: `prediction ${id} failed: ${text.slice(0, 500)}` });
-      }
-      case 'canceled':
-        throw new EngineError('upstream_failed', 'The photo generation was cancelled by the AI photo service.', { upstreamId: id });
-      default:
-        throw new EngineError('upstream_busy', BUSY, { retryable: true, upstreamId: id, detail: `prediction ${id} aborted` });
-    }
-  }
+  const generation: PredictionFamily<GenerateJob> = {
+    name: NAME,
+    kinds: ['ai-photo-generate'],
+    words: { service: 'The AI photo service', work: 'The photo generation', empty: 'The photo generation finished without photos.' },
+    typicalMs: 20_000,
+    failureMessage(error) {
+      const line = lastErrorLine(error);
+      if (typeof error === 'string' && /nsfw/i.test(error)) return 'The photos were flagged as not safe for work; try another prompt.';
+      return line ? `The photo generation failed: ${line}` : 'The photo generation failed.';
+    },
+    async request(job) {
+      const { identity } = job;
+      if (identity.engine !== NAME) throw new EngineError('unsupported', `This model was trained by another engine (${identity.engine}); train it again.`);
+      const version = versionIdOf(identity.data.upstream_version);
+      if (!version) throw new EngineError('invalid_input', 'This model has no trained version to generate from; train it again.');
+      return { model: `${destinationName}:${version}`, input: generationInput(job) };
+    },
+    result(output, job): FamilyResult | undefined {
+      const urls = readOutputUrls(output).slice(0, job.count);
+      if (urls.length === 0) return undefined;
+      return {
+        method: 'flux-lora',
+        simulated: false,
+        note: `Generated on Replicate with the LoRA trained as ${String(job.identity.data.upstream_version)}.`,
+        layout: 'set',
+        images: urls.map((url): EngineImage => ({ source: 'url', url })),
+      };
+    },
+  };
+  const generator = createReplicatePredictionsEngine({
+    ...options,
+    family: generation,
+    pollIntervalMs: Math.min(pollIntervalMs, 1000),
+    maxPollIntervalMs: Math.min(maxPollIntervalMs, 5000),
+    timeoutMs: generationTimeoutMs,
+    maxPollFailures,
+  });
 
   return defineEngine({
     name: NAME,
     kinds: ['ai-photo-train', 'ai-photo-generate'],
     async execute(job, report, signal) {
       if (job.kind === 'ai-photo-train') return train(job, report, signal);
-      if (job.kind === 'ai-photo-generate') return generate(job, report, signal);
+      if (job.kind === 'ai-photo-generate') return generator.run(job, report, signal);
       throw new EngineError('unsupported', `This engine cannot run ${job.kind} tasks.`);
     },
   });
-}
-
-function jsonObjectFromEnv(env: NodeJS.ProcessEnv, name: string): Record<string, unknown> | undefined {
-  const text = env[name]?.trim();
-  if (!text) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${name} must be a JSON object, got ${JSON.stringify(text)}`);
-  return value as Record<string, unknown>;
 }
 
 /**

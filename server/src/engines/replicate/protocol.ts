@@ -120,6 +120,14 @@ export function progressFromLogs(logs: string | null | undefined): number | unde
   return last;
 }
 
+/** The seed a model printed into its logs ("Using seed: 1234"), if any: the last one. */
+export function seedFromLogs(logs: string | null | undefined): number | undefined {
+  if (!logs) return undefined;
+  let last: number | undefined;
+  for (const match of logs.matchAll(/\bseed\b\s*(?:[:=]|is)?\s*(\d{1,15})\b/gi)) last = Number(match[1]);
+  return last;
+}
+
 const isUrl = (value: unknown): value is string => typeof value === 'string' && /^https?:\/\//i.test(value);
 
 /** The output picture's URL: the output itself (a file output) or the first of a list. */

@@ -1,13 +1,14 @@
 /**
  * @module The one place that turns anything thrown into the error contract
- * `{ errors: [{ msg, code }] }`: ApiError → its status; Hono's HTTPException (malformed JSON,
- * unsupported media type) → the matching code; anything else → a generic 500 that carries no
+ * `{ message, errors: [{ msg, code }] }` (`message` = the first `msg`, for APIFRAME v1
+ * clients): ApiError → its status; Hono's HTTPException (malformed JSON, unsupported media
+ * type, too many requests) → the matching code; anything else → a generic 500 that carries no
  * internals, logged with the request id.
  */
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApiError, UNEXPECTED_ERROR_MESSAGE, type ErrorCode, type ErrorBody } from '../../errors.ts';
+import { ApiError, errorBody, UNEXPECTED_ERROR_MESSAGE, type ErrorCode, type ErrorBody } from '../../errors.ts';
 import type { AppEnv } from '../../context.ts';
 import type { Logger } from '../../logger.ts';
 
@@ -19,11 +20,13 @@ const HTTP_EXCEPTION_CODES: Partial<Record<number, ErrorCode>> = {
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  429: 'too_many_requests',
 };
 
 const HTTP_EXCEPTION_MESSAGES: Partial<Record<number, string>> = {
   413: 'Request body is too large',
   415: 'Content-Type must be application/json',
+  429: 'Too many requests; try again later',
 };
 
 function respond(c: Context<AppEnv>, status: number, body: ErrorBody) {
@@ -38,7 +41,7 @@ export function errorHandler(log: Logger): ErrorHandler<AppEnv> {
     if (err instanceof HTTPException && err.status < 500) {
       const code = HTTP_EXCEPTION_CODES[err.status] ?? 'bad_request';
       const msg = HTTP_EXCEPTION_MESSAGES[err.status] ?? (err.message || 'Bad request');
-      return respond(c, err.status, { errors: [{ msg, code }] });
+      return respond(c, err.status, errorBody({ msg, code }));
     }
     // Name, message, SQLSTATE and stack only: a driver's `detail` can quote row values (keys).
     const e = err as Error & { code?: unknown };
@@ -50,9 +53,9 @@ export function errorHandler(log: Logger): ErrorHandler<AppEnv> {
       sqlstate: typeof e.code === 'string' ? e.code : undefined,
       stack: e.stack,
     });
-    return respond(c, 500, { errors: [{ msg: UNEXPECTED_ERROR_MESSAGE, code: 'internal_error' }] });
+    return respond(c, 500, errorBody({ msg: UNEXPECTED_ERROR_MESSAGE, code: 'internal_error' }));
   };
 }
 
 export const notFoundHandler: NotFoundHandler<AppEnv> = (c) =>
-  respond(c, 404, { errors: [{ msg: `Not found: ${c.req.method} ${c.req.path}`, code: 'not_found' }] });
+  respond(c, 404, errorBody({ msg: `Not found: ${c.req.method} ${c.req.path}`, code: 'not_found' }));

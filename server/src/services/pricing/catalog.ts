@@ -22,20 +22,51 @@ const FIXED_PRICES: Readonly<Record<string, number>> = {
   reroll: 4,
   blend: 4,
   seed: 2,
+  describe: 2,
+  shorten: 2,
+  inpaint: 4,
+  'pan-up': 4,
+  'pan-down': 4,
+  'pan-left': 4,
+  'pan-right': 4,
+  'outpaint-1.5x': 4,
+  'outpaint-2x': 4,
+  'outpaint-custom': 4,
+  // one price for every Flux model (the v1 table has one)
   'flux-imagine': 1,
+  // the Ideogram family costs what its imagine does, remix, upscale and describe included
   'ideogram-imagine': 1,
+  'ideogram-remix': 1,
+  'ideogram-upscale': 1,
+  'ideogram-describe': 1,
   faceswap: 2,
   'ai-photo-upload': 2,
   'upscale-subtle': UPSCALE_PRICES.subtle,
   'upscale-creative': UPSCALE_PRICES.creative,
   'upscale-2x': UPSCALE_PRICES['2x'],
   'upscale-4x': UPSCALE_PRICES['4x'],
+  // videos: a Luma clip (and each extension) is 5 seconds; Midjourney video makes four ~5 s clips, priced like
+  // eight imagine jobs as Midjourney bills it; Kling's try-on answers one picture
+  luma: 20,
+  'luma-ext': 20,
+  'imagine-video': 32,
+  'imagine-video-extend': 32,
+  'kling-tryon': 4,
+  // songs: a Suno or Udio call makes two (suno-upload and lyrics are light work)
+  suno: 4,
+  'suno-ext': 4,
+  udio: 4,
+  'suno-lyrics': 1,
+  'suno-upload': 1,
 };
 
-/** Credits per unit of the types priced by quantity: per photo trained on, per photo generated. */
+/** Credits per unit of the types priced by quantity: per photo trained on, per photo generated, per second of video. */
 const PER_UNIT_PRICES: Readonly<Record<string, number>> = {
   'ai-photo-train': 4,
   'ai-photo-generate': 1,
+  // per second of video asked for (5 or 10)
+  'kling-video': 3,
+  runway: 3,
 };
 
 const VARIATION_PRICE = 4;
@@ -49,11 +80,13 @@ const VARIATION_PRICE = 4;
  * priceOf('imagine') // 4
  * priceOf('upscale#2') // 2
  * priceOf('ai-photo-train', 12) // 48: 4 per photo
+ * priceOf('kling-video', 10) // 30: 3 per second
  */
 export function priceOf(type: string, quantity = 1): number | undefined {
   if (type in PER_UNIT_PRICES) return Number.isSafeInteger(quantity) && quantity >= 1 ? PER_UNIT_PRICES[type] * quantity : undefined;
   if (type in FIXED_PRICES) return FIXED_PRICES[type];
-  if (/^variation-[1-4]$/.test(type)) return VARIATION_PRICE;
+  // variation-1…4 (V buttons) and variation-strong/-subtle (Vary buttons of an upscaled image)
+  if (/^variation-([1-4]|strong|subtle)$/.test(type)) return VARIATION_PRICE;
   if (/^upscale#[1-4]$/.test(type)) return UPSCALE_PRICES['1x'];
   return undefined;
 }

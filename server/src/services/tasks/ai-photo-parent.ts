@@ -1,8 +1,8 @@
 /**
  * @module What POST /ai-photo-train and /ai-photo-generate ask of the task they start from
  * (spec §4: a finished upload is trained, a finished training generates): the caller's own
- * (else 404, as for any task of someone else), of the right type, finished successfully and
- * not expired (409 saying which, and what to do).
+ * (else 404, as for any task of someone else), of the right type, finished successfully
+ * (`finished`, or `success` as older rows say) and not expired (409 saying which, and what to do).
  */
 import { ApiError } from '../../errors.ts';
 import { taskRepository, type TaskRow } from '../../repositories/task-repository.ts';
@@ -10,7 +10,7 @@ import type { Account } from '../../repositories/user-repository.ts';
 import { isExpired } from './ai-photo-rules.ts';
 import type { TaskDeps } from './create-task.ts';
 import { TASK_NOT_FOUND_MESSAGE } from './submit-from-parent.ts';
-import { isTerminal } from './task-view.ts';
+import { isFinished } from './task-view.ts';
 
 const WORDS = {
   'ai-photo-upload': { what: 'upload', kind: 'an AI photo upload', again: 'upload the photos again' },
@@ -24,7 +24,7 @@ export async function loadAiPhotoParent(deps: Pick<TaskDeps, 'db'>, account: Acc
   const words = WORDS[type];
   if (task.type !== type) throw new ApiError('conflict', `The task is not ${words.kind}`);
   if (task.status === 'failed') throw new ApiError('conflict', `The ${words.what} failed; ${words.again}`);
-  if (!isTerminal(task.status)) throw new ApiError('conflict', `The ${words.what} has not finished yet`);
+  if (!isFinished(task.status)) throw new ApiError('conflict', `The ${words.what} has not finished yet`);
   if (isExpired(task)) {
     throw new ApiError('conflict', `The ${words.what} expired at ${new Date(task.expires_at as Date).toISOString()}; ${words.again}`);
   }

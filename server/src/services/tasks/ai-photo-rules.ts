@@ -32,6 +32,8 @@ export const MAX_AGE = 120;
 export const TRIGGER_WORD_MESSAGE = 'Trigger word must be 6–12 characters';
 export const MIN_TRIGGER_WORD = 6;
 export const MAX_TRIGGER_WORD = 12;
+/** The trigger word of a training submitted without one (APIFRAME v1's). */
+export const DEFAULT_TRIGGER_WORD = 'TOKMSN';
 
 export const MAX_GENERATED_PHOTOS = 4;
 /** Custom sizes, in pixels a side (the range hosted Flux LoRA models take). */

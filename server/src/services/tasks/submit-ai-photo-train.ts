@@ -1,6 +1,6 @@
 /**
  * @module POST /ai-photo-train (spec §4, §5, §7): learns the person of one of the caller's
- * finished, unexpired uploads under a trigger word. Priced 4 credits per photo the upload
+ * finished, unexpired uploads under a trigger word (DEFAULT_TRIGGER_WORD when none is given). Priced 4 credits per photo the upload
  * kept (its check's verdicts; every photo when it gave none), held with the task. The train
  * task points at the upload (parent_id) and can be generated from until its `expires_at`.
  */
@@ -8,12 +8,13 @@ import { ApiError } from '../../errors.ts';
 import type { Account } from '../../repositories/user-repository.ts';
 import { normalizeWebhookUrl } from '../account/webhook-url.ts';
 import { loadAiPhotoParent } from './ai-photo-parent.ts';
-import { MAX_TRIGGER_WORD, MIN_TRIGGER_WORD, TRAINING_TTL_MS, TRIGGER_WORD_MESSAGE, usablePhotoIndexes } from './ai-photo-rules.ts';
+import { DEFAULT_TRIGGER_WORD, MAX_TRIGGER_WORD, MIN_TRIGGER_WORD, TRAINING_TTL_MS, TRIGGER_WORD_MESSAGE, usablePhotoIndexes } from './ai-photo-rules.ts';
 import { createTask, type TaskDeps } from './create-task.ts';
 
 export interface AiPhotoTrainInput {
   training_images_id: string;
-  trigger_word: string;
+  /** Omitted: DEFAULT_TRIGGER_WORD. */
+  trigger_word?: string;
   webhook_url?: string | null;
   webhook_secret?: string | null;
 }
@@ -28,7 +29,7 @@ function checkedTriggerWord(input: string): string {
 }
 
 export async function submitAiPhotoTrain(deps: TaskDeps, account: Account, input: AiPhotoTrainInput): Promise<{ task_id: string }> {
-  const triggerWord = checkedTriggerWord(input.trigger_word);
+  const triggerWord = checkedTriggerWord(input.trigger_word ?? DEFAULT_TRIGGER_WORD);
   const webhook = { url: normalizeWebhookUrl(input.webhook_url), secret: input.webhook_secret?.trim() || null };
   const upload = await loadAiPhotoParent(deps, account, input.training_images_id, 'ai-photo-upload');
   const usable = usablePhotoIndexes(upload);

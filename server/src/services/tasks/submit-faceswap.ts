@@ -22,8 +22,8 @@ export interface FaceswapInput {
 
 type FaceswapDeps = TaskDeps & { media: MediaStore };
 
-/** The URL as stored (trimmed), or a 400 `field: problem`. */
-async function checkedImageUrl(deps: FaceswapDeps, field: string, input: string): Promise<string> {
+/** The URL as stored (trimmed), or a 400 `field: problem`. Every submit that takes an image URL checks it here. */
+export async function checkedImageUrl(deps: FaceswapDeps, field: string, input: string): Promise<string> {
   const url = input.trim();
   const refuse = (problem: string) => new ApiError('validation_failed', `${field}: ${problem}`);
   if (!url) throw refuse('Must not be empty');

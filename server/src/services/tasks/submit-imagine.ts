@@ -6,11 +6,13 @@ import { createTask, type TaskDeps } from './create-task.ts';
 export interface ImagineInput {
   prompt: string;
   mode?: 'fast' | 'turbo';
+  /** v1 /imagine: the shape of the four pictures (Midjourney `--ar`). */
+  aspect_ratio?: AspectRatio;
   webhook_url?: string | null;
   webhook_secret?: string | null;
 }
 
-/** POST /pro/imagine: a Midjourney grid of four from a prompt. */
+/** POST /pro/imagine, /imagine: a Midjourney grid of four from a prompt. */
 export function submitImagine(deps: TaskDeps, account: Account, input: ImagineInput): Promise<{ task_id: string }> {
   const url = normalizeWebhookUrl(input.webhook_url);
   const secret = input.webhook_secret?.trim() || null;
@@ -18,6 +20,7 @@ export function submitImagine(deps: TaskDeps, account: Account, input: ImagineIn
     type: 'imagine',
     prompt: input.prompt,
     mode: input.mode ?? 'fast',
+    inputData: input.aspect_ratio ? { aspect_ratio: input.aspect_ratio } : null,
     webhook: { url, secret },
   });
 }

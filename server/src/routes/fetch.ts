@@ -1,0 +1,102 @@
+/**
+ * @module Reading tasks back (APIFRAME v1): POST /fetch (one task) and POST /fetch-many (2–20
+ * tasks), each task in the v1 view every webhook body also carries (services/tasks/task-view.ts).
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { ApiDeps } from '../context.ts';
+import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
+import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { createRouter } from '../openapi/router.ts';
+import { FETCH_MANY_MAX, FETCH_MANY_MIN, fetchManyTasks } from '../services/tasks/fetch-many.ts';
+import { fetchTask } from '../services/tasks/fetch-task.ts';
+import { EXAMPLE_PARENT_ID, EXAMPLE_TASK_ID, parentErrors, TaskId, TaskView } from './task-schemas.ts';
+
+const FetchRequest = z.object({ task_id: TaskId('One of your tasks (live or archived).') }).openapi('FetchRequest', { example: { task_id: EXAMPLE_TASK_ID } });
+
+const COUNT_MESSAGE = `Must hold ${FETCH_MANY_MIN} to ${FETCH_MANY_MAX} task ids`;
+
+const FetchManyRequest = z
+  .object({
+    task_ids: z
+      .array(TaskId('One of your tasks.'), { error: (issue) => (issue.input === undefined ? 'Required' : 'Must be an array of task ids') })
+      .min(FETCH_MANY_MIN, COUNT_MESSAGE)
+      .max(FETCH_MANY_MAX, COUNT_MESSAGE)
+      .openapi({ description: `${FETCH_MANY_MIN} to ${FETCH_MANY_MAX} task ids; an id named twice is answered once.` }),
+  })
+  .openapi('FetchManyRequest', { example: { task_ids: [EXAMPLE_TASK_ID, EXAMPLE_PARENT_ID] } });
+
+const FetchManyResponse = z
+  .object({
+    tasks: z.array(TaskView).openapi({
+      description: 'Your tasks among those asked, in the order asked, each once. Ids of tasks that are not yours or do not exist are left out.',
+    }),
+  })
+  .openapi('FetchManyResponse', {
+    example: {
+      tasks: [
+        {
+          task_id: EXAMPLE_TASK_ID,
+          task_type: 'upscale#2',
+          status: 'processing',
+          percentage: '40',
+          prompt: 'a lighthouse on a cliff at sunset',
+          parent_task_id: EXAMPLE_PARENT_ID,
+          cost: 2,
+          refund: 0,
+          result: null,
+          input_data: { index: 2, upscale_type: '1x' },
+          archived: false,
+          created_at: '2026-11-22T10:00:05.000Z',
+          updated_at: '2026-11-22T10:00:06.000Z',
+          expires_at: null,
+        },
+      ],
+    },
+  });
+
+export function fetchRoutes(deps: ApiDeps) {
+  const router = createRouter();
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+
+  // POST /fetch – status and result of one of the caller's tasks
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/fetch',
+      tags: ['Tasks'],
+      summary: 'Fetch a task',
+      description:
+        'Status, progress and result of one of your tasks, live or archived, in the APIFRAME v1 shape: poll until status is finished or failed. Webhook bodies are this same view.',
+      ...authed,
+      request: { body: jsonBody(FetchRequest) },
+      responses: {
+        200: jsonResponse(TaskView, 'The task.'),
+        ...bodyErrorResponses,
+        ...authedErrorResponses,
+        404: parentErrors[404],
+      },
+    }),
+    async (c) => c.json(await fetchTask(deps, c.var.account, c.req.valid('json').task_id), 200),
+  );
+
+  // POST /fetch-many – several of the caller's tasks at once
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/fetch-many',
+      tags: ['Tasks'],
+      summary: 'Fetch several tasks',
+      description: `${FETCH_MANY_MIN} to ${FETCH_MANY_MAX} of your tasks at once, each as POST /fetch shows it. Unknown ids and other accounts' tasks are left out rather than refused.`,
+      ...authed,
+      request: { body: jsonBody(FetchManyRequest) },
+      responses: {
+        200: jsonResponse(FetchManyResponse, 'The tasks found.'),
+        ...bodyErrorResponses,
+        ...authedErrorResponses,
+      },
+    }),
+    async (c) => c.json(await fetchManyTasks(deps, c.var.account, c.req.valid('json').task_ids), 200),
+  );
+
+  return router;
+}
