@@ -11,7 +11,7 @@ describe('what the Images gallery shows', () => {
   });
 
   it.each([
-    ['Midjourney', 'Variations', ['variation-1', 'variation-2', 'variation-3', 'variation-4'], []],
+    ['Midjourney', 'Variations', ['variation-1', 'variation-2', 'variation-3', 'variation-4', 'variation-strong', 'variation-subtle'], []],
     ['Midjourney', 'Upscales', ['upscale#1', 'upscale#2', 'upscale#3', 'upscale#4', 'upscale-creative', 'upscale-subtle', 'upscale-2x', 'upscale-4x'], []],
     ['Ideogram', 'Everything', ['ideogram-imagine', 'ideogram-remix', 'ideogram-upscale'], []],
     ['Ideogram', 'Upscales', ['ideogram-upscale'], []],

@@ -39,8 +39,17 @@ describe('the Videos and Audios galleries against the local Supabase services', 
     await add('kling', 'tasks', a.user.id, email, 'kling-video', 2, { video: 'http://x/kling.mp4', favorite: true });
     await add('runway-pending', 'tasks', a.user.id, email, 'runway', 3, {});
     await add('old-runway', 'tasks_archive_1', a.user.id, email, 'runway', 60 * 24 * 40, { video: 'http://x/runway.mp4' });
+    // Midjourney clips (under All only), with their clips and posters as the worker records them
+    await add('mj-video', 'tasks', a.user.id, email, 'imagine-video', 3, { video: 'http://x/mj-1.mp4' });
+    const clips = [1, 2].map((n) => ({ video_url: `http://x/mj-${n}.mp4`, poster_url: `http://x/mj-${n}.jpg`, width: 640, height: 360, duration: 5 }));
+    await sb.db.query('update public.tasks set result = $1 where id = $2', [{ engine: 'local-video', videos: clips }, id['mj-video']]);
     await add('suno', 'tasks', a.user.id, email, 'suno', 4, { audio: ['http://x/a.mp3', 'http://x/b.mp3'] });
     await add('udio', 'tasks', a.user.id, email, 'udio', 5, { audio: ['http://x/u.mp3'] });
+    // the songs as the worker records them (the Audios cards read them from the result)
+    await sb.db.query('update public.tasks set result = $1 where id = $2', [
+      { engine: 'local-audio', songs: [{ audio_url: 'http://x/a.mp3', image_url: 'http://x/a.jpg', title: 'A', duration: 31.5 }] },
+      id.suno,
+    ]);
     await add('lyrics', 'tasks', a.user.id, email, 'suno-lyrics', 6, {});
     await add('imagine', 'tasks', a.user.id, email, 'imagine', 7, {});
     await add('bob-luma', 'tasks', b.user.id, `bob-${stamp}@example.com`, 'luma', 1, { video: 'http://x/bob.mp4' });
@@ -55,7 +64,7 @@ describe('the Videos and Audios galleries against the local Supabase services', 
   };
 
   it.each([
-    ['videos', {}, ['luma', 'kling']],
+    ['videos', {}, ['luma', 'kling', 'mj-video']],
     ['videos', { tab: 'Kling' }, ['kling']],
     ['videos', { tab: 'Runway' }, []],
     ['videos', { filter: 'Favorites' }, ['kling']],
@@ -75,8 +84,21 @@ describe('the Videos and Audios galleries against the local Supabase services', 
       prompt: 'suno',
       audio_urls: ['http://x/a.mp3', 'http://x/b.mp3'],
       lyrics: 'la la',
+      songs: [{ audio_url: 'http://x/a.mp3', image_url: 'http://x/a.jpg', title: 'A', duration: 31.5 }],
       favorite: false,
     });
+  });
+
+  it('reads what the video cards show: each clip with its poster', async () => {
+    const items = await createMediaGateway(alice).page(email, 'videos', { tab: 'All', filter: 'Everything', archive: false }, 0);
+    const mj = items.find((i) => i.id === id['mj-video']);
+    expect(mj).toMatchObject({ type: 'imagine-video', video_url: 'http://x/mj-1.mp4' });
+    expect(mj?.videos?.map((v) => [v.video_url, v.poster_url])).toEqual([
+      ['http://x/mj-1.mp4', 'http://x/mj-1.jpg'],
+      ['http://x/mj-2.mp4', 'http://x/mj-2.jpg'],
+    ]);
+    // a row without recorded clips (an upstream's, an old one) reads null there
+    expect(items.find((i) => i.id === id.luma)?.videos).toBeNull();
   });
 
   it('favourites a video of the caller', async () => {

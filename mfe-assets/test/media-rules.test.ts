@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { MEDIA, mediaFileName } from '../src/features/media/media-rules.ts';
 
 describe('the Videos and Audios galleries', () => {
-  it('Videos: tabs All, Luma AI, Kling, Runway, pages of 20, with the archive', () => {
+  it('Videos: tabs All, Luma AI, Kling, Runway (Midjourney clips under All only), pages of 20, with the archive', () => {
     expect(MEDIA.videos.tabs.map((t) => [t.label, t.types])).toEqual([
-      ['All', ['luma', 'luma-ext', 'kling-video', 'runway']],
+      ['All', ['luma', 'luma-ext', 'kling-video', 'runway', 'imagine-video', 'imagine-video-extend']],
       ['Luma AI', ['luma', 'luma-ext']],
       ['Kling', ['kling-video']],
       ['Runway', ['runway']],

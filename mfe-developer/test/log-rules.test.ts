@@ -46,7 +46,7 @@ describe('what a filter matches', () => {
     ['flux', ['flux-imagine']],
     ['ideogram', ['ideogram-imagine', 'ideogram-remix', 'ideogram-upscale', 'ideogram-describe']],
     ['faceswap', ['faceswap']],
-    ['kling', ['kling-video']],
+    ['kling', ['kling-video', 'kling-tryon']],
     ['suno', ['suno', 'suno-ext', 'suno-lyrics', 'suno-upload']],
   ] as const)('type %s → %j', (filter, types) => {
     expect(typesOf(filter)).toEqual({ types, prefixes: [] });

@@ -27,7 +27,8 @@ describe('the Task Logs query against the local Supabase services', () => {
     bobEmail = `bob-${stamp}@example.com`;
     const a = (await signInWithMagicLink(alice, sb.url, email))!;
     const b = (await signInWithMagicLink(bob, sb.url, bobEmail))!;
-    // oldest first: imagine … outpaint-1.5x is the newest
+    // oldest first: imagine … outpaint-1.5x is the newest; imagine and upscale#2 as the API wrote
+    // them before it said finished
     const mine: [string, string, number][] = [
       ['imagine', 'success', 0],
       ['upscale#2', 'success', 0],
@@ -67,6 +68,15 @@ describe('the Task Logs query against the local Supabase services', () => {
       result: { n: 3 },
       created_at: expect.any(String),
     });
+  });
+
+  it('shows rows written as success (before v1 compatibility) as finished, like the filter names them', async () => {
+    const page = await list({ status: 'finished' });
+    expect(page.rows.map((r) => [r.type, r.status])).toEqual([
+      ['flux-imagine', 'finished'],
+      ['upscale#2', 'finished'],
+      ['imagine', 'finished'],
+    ]);
   });
 
   it.each([

@@ -16,7 +16,7 @@ function tasks(n: number): LogRow[] {
   return Array.from({ length: n }, (_, i) => ({
     id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
     type: i % 2 ? 'flux-imagine' : 'imagine',
-    status: i % 3 === 2 ? 'failed' : 'success',
+    status: i % 3 === 2 ? 'failed' : 'finished',
     percentage: i % 3 === 2 ? 40 : 100,
     created_at: new Date(Date.UTC(2026, 10, 22, 12, 0) - i * 60_000).toISOString(),
     refund: i % 3 === 2 ? 4 : 0,
@@ -32,7 +32,7 @@ function fakeGateway(all: LogRow[], over: Partial<TaskLogsGateway> = {}) {
       calls.push(query);
       const matching = all.filter(
         (t) =>
-          (query.status === 'all' || t.status === (query.status === 'finished' ? 'success' : query.status)) &&
+          (query.status === 'all' || t.status === query.status) &&
           (query.type === 'all' || (query.type === 'flux') === (t.type === 'flux-imagine')) &&
           (!query.taskId || t.id === query.taskId),
       );
@@ -90,7 +90,7 @@ describe('Task Logs', () => {
 
     answer({ rows: tasks(3), total: 3 });
     await waitFor(() => expect(rows()).toHaveLength(3));
-    expect(cellsOf(rows()[0])).toEqual(['00000000-0000-4000-8000-000000000000', 'imagine', 'success', '100%', '2026-11-22 12:00:00 UTC', '', 'View']);
+    expect(cellsOf(rows()[0])).toEqual(['00000000-0000-4000-8000-000000000000', 'imagine', 'finished', '100%', '2026-11-22 12:00:00 UTC', '', 'View']);
     expect(cellsOf(rows()[2])).toEqual(['00000000-0000-4000-8000-000000000002', 'imagine', 'failed', '40%', '2026-11-22 11:58:00 UTC', '+4', 'View']);
     expect(gateway.list).toHaveBeenCalledWith(EMAIL, { status: 'all', type: 'all', taskId: '', page: 1, pageSize: 20 });
   });

@@ -292,10 +292,10 @@ describe('Generate', () => {
   it.each([
     ['running, nothing yet', { status: 'running', image_urls: null, image_url: null }, [null, null, null, null]],
     ['running, two arrived', { status: 'running', image_urls: ['a', 'b'], image_url: 'a' }, ['a', 'b', null, null]],
-    ['finished with four', { status: 'success', image_urls: ['a', 'b', 'c', 'd'], image_url: 'a' }, ['a', 'b', 'c', 'd']],
+    ['finished with four', { status: 'finished', image_urls: ['a', 'b', 'c', 'd'], image_url: 'a' }, ['a', 'b', 'c', 'd']],
     ['finished with three', { status: 'finished', image_urls: ['a', 'b', 'c'], image_url: 'a' }, ['a', 'b', 'c']],
-    ['only image_url', { status: 'success', image_urls: null, image_url: 'a' }, ['a']],
-    ['finished with none', { status: 'success', image_urls: [], image_url: null }, []],
+    ['only image_url', { status: 'finished', image_urls: null, image_url: 'a' }, ['a']],
+    ['finished with none', { status: 'finished', image_urls: [], image_url: null }, []],
   ])('photoSlots: %s', (_name, task, expected) => expect(photoSlots(task)).toEqual(expected));
 
   it.each([
@@ -327,16 +327,16 @@ describe('wizardView: the step for the task in ?taskId= (spec §4)', () => {
     ['no task: Prepare', null, { status: 'idle' } as const, 'prepare', 0],
     ['the task being read', 'u', { status: 'loading' } as const, 'loading', null],
     ['before the read starts', 'u', { status: 'idle' } as const, 'loading', null],
-    ['another task still on screen', 'other', ready(upload('success')), 'loading', null],
+    ['another task still on screen', 'other', ready(upload('finished')), 'loading', null],
     ['an unreadable task', 'u', { status: 'error' } as const, 'error', null],
     ['an upload being checked: step 1', 'u', ready(upload('processing')), 'running', 0],
     ['a failed upload: step 1', 'u', ready(upload('failed')), 'failed', 0],
-    ['a finished upload: the trigger word, step 2', 'u', ready(upload('success')), 'train', 1],
+    ['a finished upload: the trigger word, step 2', 'u', ready(upload('finished')), 'train', 1],
     ['a training running: step 2', 'u', ready(train('running')), 'running', 1],
     ['a failed training: step 2', 'u', ready(train('failed')), 'failed', 1],
     ['a finished training: Generate, step 3', 'u', ready(train('finished')), 'generate', 2],
     ['photos being made: step 3', 'u', ready(gen('running')), 'running', 2],
-    ['finished photos: step 3', 'u', ready(gen('success')), 'photos', 2],
+    ['finished photos: step 3', 'u', ready(gen('finished')), 'photos', 2],
     ['failed photos: step 3', 'u', ready(gen('failed')), 'failed', 2],
   ])('%s', (_name, taskId, state, kind, step) => {
     const view = wizardView(taskId, state);
@@ -345,9 +345,9 @@ describe('wizardView: the step for the task in ?taskId= (spec §4)', () => {
   });
 
   it('carries what the next call needs: the upload to train, the training to generate from', () => {
-    const trained = wizardView('u', ready(train('success')));
+    const trained = wizardView('u', ready(train('finished')));
     expect(trained.kind === 'generate' && trained.trainingId).toBe('u');
-    const photos = wizardView('u', ready(gen('success')));
+    const photos = wizardView('u', ready(gen('finished')));
     expect(photos.kind === 'photos' && photos.trainingId).toBe('tr');
     const failed = wizardView('u', ready(makeAiPhotoTask({ id: 'u', status: 'failed', result: { message: ' No face was found. ' } })));
     expect(failed.kind === 'failed' && failed.message).toBe('No face was found.');
@@ -355,9 +355,9 @@ describe('wizardView: the step for the task in ?taskId= (spec §4)', () => {
 
   it.each([
     ['prepare', null, { status: 'idle' } as const, ['current', 'upcoming', 'upcoming']],
-    ['train', 'u', ready(upload('success')), ['done', 'current', 'upcoming']],
-    ['generate', 'u', ready(train('success')), ['done', 'done', 'current']],
-    ['photos', 'u', ready(gen('success')), ['done', 'done', 'done']],
+    ['train', 'u', ready(upload('finished')), ['done', 'current', 'upcoming']],
+    ['generate', 'u', ready(train('finished')), ['done', 'done', 'current']],
+    ['photos', 'u', ready(gen('finished')), ['done', 'done', 'done']],
     ['training running', 'u', ready(train('running')), ['done', 'current', 'upcoming']],
     ['a task loading', 'u', { status: 'loading' } as const, ['upcoming', 'upcoming', 'upcoming']],
     ['an unreadable task', 'u', { status: 'error' } as const, ['upcoming', 'upcoming', 'upcoming']],
@@ -373,38 +373,38 @@ describe('the side list', () => {
     ...over,
   });
   const items = [
-    item('ai-photo-generate', 'success'),
-    item('ai-photo-train', 'success'),
-    item('ai-photo-upload', 'success'),
+    item('ai-photo-generate', 'finished'),
+    item('ai-photo-train', 'finished'),
+    item('ai-photo-upload', 'finished'),
     item('ai-photo-upload', 'failed'),
   ];
 
   it.each([
-    ['All Tasks', ['ai-photo-generate-success', 'ai-photo-train-success', 'ai-photo-upload-success', 'ai-photo-upload-failed']],
-    ['Model Training', ['ai-photo-train-success']],
-    ['Image Upload', ['ai-photo-upload-success', 'ai-photo-upload-failed']],
+    ['All Tasks', ['ai-photo-generate-finished', 'ai-photo-train-finished', 'ai-photo-upload-finished', 'ai-photo-upload-failed']],
+    ['Model Training', ['ai-photo-train-finished']],
+    ['Image Upload', ['ai-photo-upload-finished', 'ai-photo-upload-failed']],
   ] as const)('%s', (filter, ids) => expect(filterTasks(items, filter).map((t) => t.id)).toEqual(ids));
 
   it.each([
-    ['ai-photo-upload', 'success', 'Train now'],
+    ['ai-photo-upload', 'success', 'Train now'], // a row written before the API said finished
     ['ai-photo-upload', 'finished', 'Train now'],
     ['ai-photo-upload', 'processing', 'Open'],
     ['ai-photo-upload', 'failed', 'Open'],
-    ['ai-photo-train', 'success', 'Generate'],
+    ['ai-photo-train', 'finished', 'Generate'],
     ['ai-photo-train', 'running', 'Open'],
     ['ai-photo-train', 'failed', 'Open'],
-    ['ai-photo-generate', 'success', 'Open'],
+    ['ai-photo-generate', 'finished', 'Open'],
   ])('%s %s → %s', (type, status, action) => expect(listAction({ type, status })).toBe(action));
 
   it.each([
-    [item('ai-photo-upload', 'success', { gender: 'female', ethnicity: 'latino', age: '29' }), 'female, latino, age 29'],
-    [item('ai-photo-train', 'success', { trigger_word: 'ohwxanna' }), 'Trigger word: ohwxanna'],
-    [item('ai-photo-train', 'success'), ''],
-    [item('ai-photo-generate', 'success', { prompt: 'a vintage studio photo' }), 'a vintage studio photo'],
+    [item('ai-photo-upload', 'finished', { gender: 'female', ethnicity: 'latino', age: '29' }), 'female, latino, age 29'],
+    [item('ai-photo-train', 'finished', { trigger_word: 'ohwxanna' }), 'Trigger word: ohwxanna'],
+    [item('ai-photo-train', 'finished'), ''],
+    [item('ai-photo-generate', 'finished', { prompt: 'a vintage studio photo' }), 'a vintage studio photo'],
   ])('listDetail %#', (row, expected) => expect(listDetail(row)).toBe(expected));
 
   it('shows the followed task’s newer status in its row', () => {
-    const live = { id: 'ai-photo-train-success', type: 'ai-photo-train', status: 'running', percentage: 40 };
+    const live = { id: 'ai-photo-train-finished', type: 'ai-photo-train', status: 'running', percentage: 40 };
     expect(withLiveTask(items, live)[1]).toMatchObject({ status: 'running', percentage: 40 });
     expect(withLiveTask(items, null)).toEqual(items);
   });

@@ -290,7 +290,7 @@ describe('step 2, Train', () => {
   const doneUpload = (over: Partial<AiPhotoTask> = {}) =>
     makeAiPhotoTask({
       id: 'up-1',
-      status: 'success',
+      status: 'finished',
       input_data: { gender: 'female', ethnicity: 'asian', age: 30, images: Array.from({ length: 10 }, (_, i) => `http://m/up-1-${i + 1}.jpg`) },
       result: {
         note: 'Photos checked locally by face detection: 9 of 10 usable (one face each, at least 80 px wide).',
@@ -323,7 +323,7 @@ describe('step 2, Train', () => {
     await fillPerson(user);
     await user.click(button('Upload photos'));
     await waitFor(() => expect(fake.watchers.has('up-100')).toBe(true));
-    act(() => fake.update('up-100', { status: 'success', percentage: 100, result: { rejected: [{ index: 6, reason: 'no face found' }] } }));
+    act(() => fake.update('up-100', { status: 'finished', percentage: 100, result: { rejected: [{ index: 6, reason: 'no face found' }] } }));
     await waitFor(() => expect(panel().dataset.view).toBe('train'));
     expect(screen.getByTestId('photo-verdict').textContent).toBe('me-7.jpg: no face found');
     expect(within(screen.getByTestId('photo-verdicts')).getByText('9 of 10 photos can be used')).toBeTruthy();
@@ -359,7 +359,7 @@ describe('step 2, Train', () => {
     await waitFor(() => expect(screen.getByTestId('task-status').textContent).toBe('Processing'));
     expect(screen.getByTestId('task-percentage').textContent).toBe('35%');
     const note = 'Identity profile from face analysis; no generative model was trained. Kept 9 of 10 photos of one person.';
-    act(() => fake.update('tr-100', { status: 'success', percentage: 100, result: { note } }));
+    act(() => fake.update('tr-100', { status: 'finished', percentage: 100, result: { note } }));
     await waitFor(() => expect(panel().dataset.view).toBe('generate'));
     expect(screen.getByTestId('training-note').textContent).toBe(note);
     expect(currentStep()).toContain('Generate');
@@ -415,7 +415,7 @@ describe('step 3, Generate', () => {
   const training = makeAiPhotoTask({
     id: 'tr-1',
     type: 'ai-photo-train',
-    status: 'success',
+    status: 'finished',
     input_data: { training_images_id: 'up-1', trigger_word: 'ohwxanna' },
   });
   const NOTE = 'Template-based: the trained face swapped onto portrait templates graded for the prompt; not a generative model.';
@@ -454,7 +454,7 @@ describe('step 3, Generate', () => {
 
     act(() =>
       fake.update('gen-100', {
-        status: 'success',
+        status: 'finished',
         percentage: 100,
         image_urls: ['http://m/g1.jpg', 'http://m/g2.jpg', 'http://m/g3.jpg', 'http://m/g4.jpg'],
         result: { note: NOTE, engine: 'local-face' },
@@ -511,7 +511,7 @@ describe('step 3, Generate', () => {
     const done = makeAiPhotoTask({
       id: 'gen-1',
       type: 'ai-photo-generate',
-      status: 'success',
+      status: 'finished',
       prompt: 'a business headshot',
       image_url: 'http://m/a.jpg',
       image_urls: ['http://m/a.jpg', 'http://m/b.jpg', 'http://m/c.jpg', 'http://m/d.jpg'],
@@ -539,13 +539,13 @@ describe('restoring ?taskId=', () => {
     const gen = makeAiPhotoTask({
       id: 'gen-1',
       type: 'ai-photo-generate',
-      status: 'success',
+      status: 'finished',
       prompt: 'a noir portrait',
       image_urls: ['http://m/1.jpg', 'http://m/2.jpg', 'http://m/3.jpg', 'http://m/4.jpg'],
       parent_id: 'tr-1',
       input_data: { training_id: 'tr-1', aspect_ratio: '3:4' },
     });
-    const train = makeAiPhotoTask({ id: 'tr-1', type: 'ai-photo-train', status: 'success', input_data: { trigger_word: 'ohwxanna' } });
+    const train = makeAiPhotoTask({ id: 'tr-1', type: 'ai-photo-train', status: 'finished', input_data: { trigger_word: 'ohwxanna' } });
     const fake = fakeAiPhotosGateway([train, gen]);
     const { user } = renderTool(fake, { url: `${TOOL}?taskId=gen-1` });
     await waitFor(() => expect(screen.getAllByRole('img', { name: /^AI photo/ })).toHaveLength(4));
@@ -579,9 +579,9 @@ describe('restoring ?taskId=', () => {
 
 describe('the side list of models and tasks', () => {
   const tasks = [
-    makeAiPhotoTask({ id: 'gen-1', type: 'ai-photo-generate', status: 'success', prompt: 'a vintage studio photo', input_data: { training_id: 'tr-1' } }),
-    makeAiPhotoTask({ id: 'tr-1', type: 'ai-photo-train', status: 'success', input_data: { trigger_word: 'ohwxanna', training_images_id: 'up-1' } }),
-    makeAiPhotoTask({ id: 'up-1', type: 'ai-photo-upload', status: 'success', input_data: { gender: 'female', ethnicity: 'asian', age: 30 } }),
+    makeAiPhotoTask({ id: 'gen-1', type: 'ai-photo-generate', status: 'finished', prompt: 'a vintage studio photo', input_data: { training_id: 'tr-1' } }),
+    makeAiPhotoTask({ id: 'tr-1', type: 'ai-photo-train', status: 'finished', input_data: { trigger_word: 'ohwxanna', training_images_id: 'up-1' } }),
+    makeAiPhotoTask({ id: 'up-1', type: 'ai-photo-upload', status: 'finished', input_data: { gender: 'female', ethnicity: 'asian', age: 30 } }),
     makeAiPhotoTask({ id: 'up-0', type: 'ai-photo-upload', status: 'failed' }),
   ].reverse();
 

@@ -18,7 +18,7 @@ import type { LiveTaskState } from '../src/features/tasks/use-live-task.ts';
 const task = (over: Partial<FaceswapTask> = {}): FaceswapTask => ({
   id: 't1',
   type: 'faceswap',
-  status: 'success',
+  status: 'finished',
   percentage: 100,
   image_url: 'http://media/t1.png',
   result: null,
@@ -93,14 +93,14 @@ describe('resultView: what the Result box shows (spec §2)', () => {
       { kind: 'spinner', reason: 'running' },
     ],
     ['running with an image', { uploading: false, taskId: 't1', state: ready(task({ status: 'running' })) }, { kind: 'image', url: 'http://media/t1.png' }],
-    ['success', { uploading: false, taskId: 't1', state: ready(task()) }, { kind: 'image', url: 'http://media/t1.png' }],
+    ['finished', { uploading: false, taskId: 't1', state: ready(task()) }, { kind: 'image', url: 'http://media/t1.png' }],
     ['finished', { uploading: false, taskId: 't1', state: ready(task({ status: 'finished' })) }, { kind: 'image', url: 'http://media/t1.png' }],
     [
       'failed',
       { uploading: false, taskId: 't1', state: ready(task({ status: 'failed', image_url: null, result: { message: ' No face found. ' } })) },
       { kind: 'failed', message: 'No face found.' },
     ],
-    ['success without a picture', { uploading: false, taskId: 't1', state: ready(task({ image_url: null })) }, { kind: 'no-image' }],
+    ['finished without a picture', { uploading: false, taskId: 't1', state: ready(task({ image_url: null })) }, { kind: 'no-image' }],
     ['unreadable task', { uploading: false, taskId: 't1', state: { status: 'error' } }, { kind: 'error' }],
   ] as const)('%s', (_name, input, expected) => expect(resultView(input as Parameters<typeof resultView>[0])).toEqual(expected));
 });

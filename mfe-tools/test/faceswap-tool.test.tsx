@@ -123,7 +123,7 @@ describe('the Faceswap screen', () => {
     expect(screen.getByTestId('task-percentage').textContent).toBe('40%');
     expect(button('Download Result').disabled).toBe(true);
 
-    act(() => fake.update('fs-100', { status: 'success', percentage: 100, image_url: 'http://localhost:8080/media/swapped.png' }));
+    act(() => fake.update('fs-100', { status: 'finished', percentage: 100, image_url: 'http://localhost:8080/media/swapped.png' }));
     const result = await screen.findByTestId('result-image');
     expect(result.getAttribute('src')).toBe('http://localhost:8080/media/swapped.png');
     expect(screen.queryByTestId('result-spinner')).toBeNull();
@@ -362,7 +362,7 @@ describe('Clear All Data', () => {
     expect(URL.revokeObjectURL).toHaveBeenCalledWith('blob:preview-1');
     expect(URL.revokeObjectURL).toHaveBeenCalledWith('blob:preview-2');
     // Updates after the reset change nothing.
-    act(() => fake.update('fs-100', { status: 'success', image_url: 'http://localhost:8080/media/late.png' }));
+    act(() => fake.update('fs-100', { status: 'finished', image_url: 'http://localhost:8080/media/late.png' }));
     expect(screen.queryByTestId('result-image')).toBeNull();
   });
 

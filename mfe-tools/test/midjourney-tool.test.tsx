@@ -11,6 +11,10 @@ import { INSECURE_UPLOAD_URL_MESSAGE } from '../src/features/midjourney/prompt-r
 import { ERROR_FETCHING_TASK, UNSUPPORTED_IMAGE_MESSAGE } from '../src/features/tasks/task-rules.ts';
 import { fakeGateway, makeTask } from './support/fake-gateway.ts';
 
+// The whole screen renders in jsdom (with a menu per grid cell); on a shared 2-core machine a case
+// can pass vitest's 5 s default without anything being wrong.
+vi.setConfig({ testTimeout: 20_000 });
+
 let location = '';
 function LocationProbe() {
   const loc = useLocation();
@@ -83,31 +87,38 @@ describe('a task from Imagine to its grid', () => {
     await waitFor(() => expect(screen.getByTestId('task-status').textContent).toBe('Processing'));
     expect(screen.getByTestId('task-percentage').textContent).toBe('45%');
 
-    act(() => fake.update('task-100', { status: 'success', percentage: 100, image_urls: ['a', 'b', 'c', 'd'].map((c) => `http://x/${c}.png`) }));
+    act(() => fake.update('task-100', { status: 'finished', percentage: 100, image_urls: ['a', 'b', 'c', 'd'].map((c) => `http://x/${c}.png`) }));
     const grid = await screen.findByTestId('result-grid');
     expect(within(grid).getAllByRole('img')).toHaveLength(4);
     expect(fake.unsubscribed).toEqual(['task-100']);
     for (const name of ['Get Seed', 'Reroll', 'Add to Favs', 'Download']) expect(screen.getByRole('button', { name })).toBeTruthy();
   });
 
-  it('Upscale creates a task, the URL follows it, and its result is a single image', async () => {
+  it('Upscale sends spec §7 {parent_task_id, index, type creative}, the URL follows the new task, and its result is a single image', async () => {
     const fake = fakeGateway([{ task: makeTask({ id: 'grid-1' }), archived: false }]);
     const { user } = renderTool(fake, { url: '/dashboard/tools/midjourney?taskId=grid-1' });
     await user.click(await screen.findByRole('button', { name: 'Upscale image 2' }));
-    expect(fake.gateway.upscale).toHaveBeenCalledWith('grid-1', 2);
+    expect(fake.gateway.upscale).toHaveBeenCalledWith('grid-1', 2, 'creative');
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
 
     act(() => fake.update('task-100', { status: 'success', percentage: 100, image_url: 'http://x/up.png', image_urls: ['http://x/up.png'] }));
     const single = await screen.findByTestId('result-single');
     expect(within(single).getAllByRole('img')).toHaveLength(1);
+    expect(screen.getByTestId('task-view').dataset.taskType).toBe('upscale-creative');
     expect(screen.queryByRole('button', { name: 'Reroll' })).toBeNull();
     expect(screen.queryByRole('button', { name: /Upscale image/ })).toBeNull();
+    // The upscaler's result is worked on further (pan, zoom, vary), not upscaled again.
+    expect(screen.getByRole('button', { name: 'Pan left' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Upscale (Creative)' })).toBeNull();
+  });
 
-    // An upscaled cell offers the Midjourney upscalers and the enlargements as new tasks.
-    await user.click(screen.getByRole('button', { name: 'Upscale (Creative)' }));
-    expect(fake.gateway.upscale).toHaveBeenLastCalledWith('task-100', 1, 'creative');
-    await waitFor(() => expect(taskIdInUrl()).toBe('task-101'));
-    act(() => fake.update('task-101', { status: 'success', percentage: 100, image_url: 'http://x/c.png', image_urls: ['http://x/c.png'] }));
+  it('an upscaled cell (upscale#N) offers the Midjourney upscalers and the enlargements as new tasks', async () => {
+    const fake = fakeGateway([{ task: makeTask({ id: 'u2', type: 'upscale#2', image_urls: ['http://x/u2.png'] }), archived: false }]);
+    const { user } = renderTool(fake, { url: '/dashboard/tools/midjourney?taskId=u2' });
+    await user.click(await screen.findByRole('button', { name: 'Upscale (Creative)' }));
+    expect(fake.gateway.upscale).toHaveBeenLastCalledWith('u2', 1, 'creative');
+    await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
+    act(() => fake.update('task-100', { status: 'finished', percentage: 100, image_url: 'http://x/c.png', image_urls: ['http://x/c.png'] }));
     expect(await screen.findByTestId('result-single')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Upscale (Creative)' })).toBeNull();
   });
@@ -249,9 +260,9 @@ describe('image upload', () => {
     const { user } = renderTool(fake, { mode: 'embedded' });
     await user.upload(screen.getByTestId('upload-input'), png());
     const dialog = await screen.findByTestId('upload-dialog');
-    expect((within(dialog).getByTestId('upload-url') as HTMLInputElement).value).toBe('http://localhost:8080/media/upload.png');
+    expect((within(dialog).getByTestId('upload-url') as HTMLInputElement).value).toBe('http://localhost:8080/media/upload-ref.png');
     await user.click(within(dialog).getByRole('button', { name: 'Add to prompt' }));
-    expect((screen.getByRole('textbox', { name: 'Prompt' }) as HTMLTextAreaElement).value).toBe('http://localhost:8080/media/upload.png ');
+    expect((screen.getByRole('textbox', { name: 'Prompt' }) as HTMLTextAreaElement).value).toBe('http://localhost:8080/media/upload-ref.png ');
   });
 
   it('does not show an http URL outside embedded mode', async () => {

@@ -1,19 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
   availableActions,
+  describedImage,
   downloadFileName,
   gridImages,
+  isEditableUpscale,
   isMidjourneyTask,
   primaryImage,
+  promptChoices,
+  recordedSize,
   resultLayout,
   seedText,
+  zoomRatioOf,
   type MidjourneyTask,
 } from '../src/features/midjourney/task-model.ts';
 
 const task = (over: Partial<MidjourneyTask> = {}): MidjourneyTask => ({
   id: 't1',
   type: 'imagine',
-  status: 'success',
+  status: 'finished',
   percentage: 100,
   prompt: 'a cat',
   image_url: 'http://api/grid.png',
@@ -35,7 +40,17 @@ describe('isMidjourneyTask', () => {
     ['outpaint-zoom-2x', true],
     ['pan-left', true],
     ['seed', true],
+    ['describe', true],
+    ['shorten', true],
+    ['blend', true],
+    ['inpaint', true],
+    ['variation-strong', true],
+    ['variation-subtle', true],
+    ['outpaint-1.5x', true],
+    ['upscale-subtle', true],
     ['faceswap', false],
+    ['variation', false],
+    ['pan-', false],
     ['flux-imagine', false],
     ['ai-photo-train', false],
     ['', false],
@@ -58,10 +73,71 @@ describe('resultLayout (spec §4: grid for imagine, reroll, blend, variation, ou
     ['upscale-subtle', 'single'],
     ['upscale-2x', 'single'],
     ['upscale-4x', 'single'],
+    ['variation-strong', 'grid'],
+    ['variation-subtle', 'grid'],
+    ['outpaint-2x', 'grid'],
     ['seed', 'none'],
-    ['describe', 'none'],
-    ['shorten', 'none'],
+    ['describe', 'prompts'],
+    ['shorten', 'prompts'],
   ])('%s -> %s', (type, expected) => expect(resultLayout(type)).toBe(expected));
+});
+
+describe('promptChoices: the prompts a describe or shorten task answered', () => {
+  it.each([
+    ['four prompts', { prompts: ['a', 'b', 'c', 'd'] }, ['a', 'b', 'c', 'd']],
+    ['trimmed, blanks and non-strings dropped', { prompts: [' a ', '', '  ', 7, null, 'b'] }, ['a', 'b']],
+    ['not a list', { prompts: 'a cat' }, []],
+    ['no prompts', { message: 'x' }, []],
+    ['no result', null, []],
+  ])('%s', (_name, result, expected) => expect(promptChoices(task({ result: result as MidjourneyTask['result'] }))).toEqual(expected));
+});
+
+describe('describedImage and recordedSize', () => {
+  it.each([
+    [{ image_url: 'http://x/a.png' }, 'http://x/a.png'],
+    [{ image_url: '' }, null],
+    [{ image_url: 3 }, null],
+    [null, null],
+    [undefined, null],
+  ])('describedImage(%j) -> %j', (input, expected) => expect(describedImage(task({ input_data: input }))).toBe(expected));
+
+  it.each([
+    [
+      { width: 1024, height: 768 },
+      { width: 1024, height: 768 },
+    ],
+    [
+      { width: 1023.6, height: 767.4 },
+      { width: 1024, height: 767 },
+    ],
+    [{ width: 0, height: 768 }, null],
+    [{ width: '1024', height: 768 }, null],
+    [{ message: 'x' }, null],
+    [null, null],
+  ])('recordedSize(%j) -> %j', (result, expected) => expect(recordedSize(task({ result: result as MidjourneyTask['result'] }))).toEqual(expected));
+});
+
+describe('zoomRatioOf: a Custom Zoom slider value as the API takes it (1–2, on the 0.1 grid)', () => {
+  it.each([
+    [1.2000000000000002, 1.2],
+    [1.55, 1.6],
+    [0.9, 1],
+    [2.3, 2],
+    [1.5, 1.5],
+  ])('%s -> %s', (value, expected) => expect(zoomRatioOf(value)).toBe(expected));
+});
+
+describe('isEditableUpscale: the upscaled images that pan, zoom out, vary and vary a region', () => {
+  it.each([
+    ['upscale#1', true],
+    ['upscale#4', true],
+    ['upscale-subtle', true],
+    ['upscale-creative', true],
+    ['upscale-2x', false],
+    ['upscale-4x', false],
+    ['upscale#5', false],
+    ['imagine', false],
+  ])('%s -> %s', (type, expected) => expect(isEditableUpscale(type)).toBe(expected));
 });
 
 describe('gridImages: the four cells, else the composed grid picture', () => {
@@ -105,46 +181,40 @@ describe('seedText', () => {
   ])('%j -> %j', (seed, expected) => expect(seedText(seed)).toBe(expected));
 });
 
-describe('availableActions (spec §6: archived items hide Seed and Reroll)', () => {
+describe('availableActions (spec §6: archived items hide Seed, Reroll and the edits)', () => {
+  const none = {
+    cellActions: false,
+    furtherUpscales: false,
+    imageEdits: false,
+    promptChoices: false,
+    seed: false,
+    reroll: false,
+    favorite: false,
+    download: false,
+  };
   it.each([
-    ['finished grid', task(), false, { cellActions: true, furtherUpscales: false, seed: true, reroll: true, favorite: true, download: true }],
-    ['archived grid', task(), true, { cellActions: true, furtherUpscales: false, seed: false, reroll: false, favorite: true, download: true }],
-    ['upscale', task({ type: 'upscale#2' }), false, { cellActions: false, furtherUpscales: true, seed: true, reroll: false, favorite: true, download: true }],
+    ['finished grid', task(), false, { ...none, cellActions: true, seed: true, reroll: true, favorite: true, download: true }],
+    ['archived grid', task(), true, { ...none, favorite: true, download: true }],
+    ['upscale#2', task({ type: 'upscale#2' }), false, { ...none, furtherUpscales: true, imageEdits: true, seed: true, favorite: true, download: true }],
+    ['upscale-creative', task({ type: 'upscale-creative' }), false, { ...none, imageEdits: true, seed: true, favorite: true, download: true }],
+    ['upscale-subtle', task({ type: 'upscale-subtle' }), false, { ...none, imageEdits: true, seed: true, favorite: true, download: true }],
+    ['upscale-2x', task({ type: 'upscale-2x' }), false, { ...none, seed: true, favorite: true, download: true }],
+    ['archived upscale 2x', task({ type: 'upscale-2x' }), true, { ...none, favorite: true, download: true }],
+    ['archived upscale#1', task({ type: 'upscale#1' }), true, { ...none, favorite: true, download: true }],
+    ['upscale#1 without a picture', task({ type: 'upscale#1', image_url: null, image_urls: null }), false, { ...none, seed: true, favorite: true }],
+    ['running grid', task({ status: 'running' }), false, none],
+    ['running upscale', task({ type: 'upscale#1', status: 'running' }), false, none],
+    ['failed grid', task({ status: 'failed' }), false, none],
     [
-      'archived upscale 2x',
-      task({ type: 'upscale-2x' }),
-      true,
-      { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: true, download: true },
-    ],
-    [
-      'running grid',
-      task({ status: 'running' }),
+      'finished (v1 status) pan',
+      task({ type: 'pan-left', status: 'finished' }),
       false,
-      { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: false, download: false },
+      { ...none, cellActions: true, seed: true, reroll: true, favorite: true, download: true },
     ],
-    [
-      'failed grid',
-      task({ status: 'failed' }),
-      false,
-      { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: false, download: false },
-    ],
-    [
-      'finished without pictures',
-      task({ image_url: null, image_urls: null }),
-      false,
-      { cellActions: true, furtherUpscales: false, seed: true, reroll: true, favorite: true, download: false },
-    ],
-    [
-      'archived upscale#1',
-      task({ type: 'upscale#1' }),
-      true,
-      { cellActions: false, furtherUpscales: true, seed: false, reroll: false, favorite: true, download: true },
-    ],
-    [
-      'seed task',
-      task({ type: 'seed', image_url: null, image_urls: null }),
-      false,
-      { cellActions: false, furtherUpscales: false, seed: false, reroll: false, favorite: true, download: false },
-    ],
+    ['finished without pictures', task({ image_url: null, image_urls: null }), false, { ...none, cellActions: true, seed: true, reroll: true, favorite: true }],
+    ['seed task', task({ type: 'seed', image_url: null, image_urls: null }), false, { ...none, favorite: true }],
+    ['describe', task({ type: 'describe', image_url: 'http://x/d.png' }), false, { ...none, promptChoices: true, favorite: true }],
+    ['archived shorten', task({ type: 'shorten', image_url: null, image_urls: null }), true, { ...none, promptChoices: true, favorite: true }],
+    ['running describe', task({ type: 'describe', status: 'processing' }), false, none],
   ])('%s', (_name, t, archived, expected) => expect(availableActions(t, archived)).toEqual(expected));
 });

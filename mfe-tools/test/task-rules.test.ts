@@ -11,7 +11,7 @@ import {
   uploadFailureDetail,
 } from '../src/features/tasks/task-rules.ts';
 
-const task = (over: Partial<LiveTask> = {}): LiveTask => ({ id: 't1', type: 'imagine', status: 'success', percentage: 100, ...over });
+const task = (over: Partial<LiveTask> = {}): LiveTask => ({ id: 't1', type: 'imagine', status: 'finished', percentage: 100, ...over });
 
 describe('taskPhase (spec §4 statuses)', () => {
   it.each([
@@ -22,7 +22,7 @@ describe('taskPhase (spec §4 statuses)', () => {
     ['submitted', 'active'],
     ['starting', 'active'],
     ['running', 'active'],
-    ['success', 'done'],
+    ['success', 'done'], // rows written before the API said finished
     ['finished', 'done'],
     ['failed', 'failed'],
   ])('%s -> %s', (status, expected) => expect(taskPhase(status)).toBe(expected));
@@ -45,10 +45,10 @@ describe('mergeTaskUpdate: progress never goes backwards, a terminal row is neve
     ['first row', null, task({ status: 'running', percentage: 10 }), 'running', 10],
     ['progress forward', task({ status: 'running', percentage: 10 }), task({ status: 'running', percentage: 40 }), 'running', 40],
     ['stale lower progress', task({ status: 'running', percentage: 60 }), task({ status: 'processing', percentage: 30 }), 'processing', 60],
-    ['active to success', task({ status: 'running', percentage: 60 }), task({ status: 'success', percentage: 100 }), 'success', 100],
+    ['active to finished', task({ status: 'running', percentage: 60 }), task({ status: 'finished', percentage: 100 }), 'finished', 100],
     ['active to failed', task({ status: 'running', percentage: 60 }), task({ status: 'failed', percentage: 60 }), 'failed', 60],
-    ['stale active after success', task({ status: 'success', percentage: 100 }), task({ status: 'running', percentage: 80 }), 'success', 100],
-    ['another task replaces', task({ id: 'a', status: 'success' }), task({ id: 'b', status: 'queued', percentage: 0 }), 'queued', 0],
+    ['stale active after finished', task({ status: 'finished', percentage: 100 }), task({ status: 'running', percentage: 80 }), 'finished', 100],
+    ['another task replaces', task({ id: 'a', status: 'finished' }), task({ id: 'b', status: 'queued', percentage: 0 }), 'queued', 0],
   ])('%s', (_name, current, next, status, percentage) => {
     const merged = mergeTaskUpdate(current, next);
     expect(merged.status).toBe(status);

@@ -9,7 +9,7 @@ export function makeAiPhotoTask(over: Partial<AiPhotoTask> = {}): AiPhotoTask {
   return {
     id: 'up-1',
     type: 'ai-photo-upload',
-    status: 'success',
+    status: 'finished',
     percentage: 100,
     image_url: null,
     image_urls: null,

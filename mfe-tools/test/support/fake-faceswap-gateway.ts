@@ -10,7 +10,7 @@ export function makeFaceswapTask(over: Partial<FaceswapTask> = {}): FaceswapTask
   return {
     id,
     type: 'faceswap',
-    status: 'success',
+    status: 'finished',
     percentage: 100,
     image_url: media(`${id}.png`),
     result: null,

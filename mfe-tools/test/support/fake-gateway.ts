@@ -10,7 +10,7 @@ export function makeTask(over: Partial<MidjourneyTask> = {}): MidjourneyTask {
   return {
     id,
     type: 'imagine',
-    status: 'success',
+    status: 'finished',
     percentage: 100,
     prompt: 'a lighthouse at dawn',
     image_url: `http://localhost:8080/media/${id}.png`,
@@ -40,12 +40,23 @@ export function fakeGateway(initial: LoadedTask<MidjourneyTask>[] = []) {
   const gateway: MidjourneyGateway = {
     ready: true,
     imagine: vi.fn(async (prompt: string) => create({ type: 'imagine', prompt })),
-    upscale: vi.fn(async (_parent: string, index: number, type?: string) => create({ type: type ? `upscale-${type}` : `upscale#${index}` })),
-    variation: vi.fn(async (_parent: string, index: number) => create({ type: `variation-${index}` })),
+    upscale: vi.fn(async (parent: string, index: number, type: string) => create({ type: `upscale-${type}`, parent_id: parent, input_data: { index } })),
+    variation: vi.fn(async (parent: string, index: number) => create({ type: `variation-${index}`, parent_id: parent })),
+    varyCell: vi.fn(async (parent: string, index: number, type: string) => create({ type: `variation-${type}`, parent_id: parent, input_data: { index } })),
+    varyImage: vi.fn(async (parent: string, type: string) => create({ type: `variation-${type}`, parent_id: parent })),
+    pan: vi.fn(async (parent: string, direction: string) => create({ type: `pan-${direction}`, parent_id: parent })),
+    // The server's names: outpaint-1.5x and outpaint-2x are the buttons, anything else (a prompt too) is Custom Zoom.
+    zoomOut: vi.fn(async (parent: string, ratio: number, custom?: object) =>
+      create({ type: custom === undefined && (ratio === 1.5 || ratio === 2) ? `outpaint-${ratio}x` : 'outpaint-custom', parent_id: parent }),
+    ),
+    varyRegion: vi.fn(async (parent: string, _mask: string, prompt: string) => create({ type: 'inpaint', parent_id: parent, prompt })),
+    describe: vi.fn(async (imageUrl: string) => create({ type: 'describe', prompt: null, input_data: { image_url: imageUrl } })),
+    blend: vi.fn(async (imageUrls: string[]) => create({ type: 'blend', prompt: null, input_data: { image_urls: imageUrls } })),
+    shorten: vi.fn(async (prompt: string) => create({ type: 'shorten', prompt })),
     reroll: vi.fn(async () => create({ type: 'reroll' })),
     requestSeed: vi.fn(async () => 'seed-task'),
-    fetchTask: vi.fn(async () => ({ status: 'success', seed: '4242' })),
-    upload: vi.fn(async () => 'http://localhost:8080/media/upload.png'),
+    fetchTask: vi.fn(async () => ({ status: 'finished', seed: '4242' })),
+    upload: vi.fn(async (file: File) => `http://localhost:8080/media/upload-${file.name}`),
     readTask: vi.fn(async (id: string) => rows.get(id) ?? null),
     watchTask: vi.fn((id: string, onRow: (task: MidjourneyTask) => void, onLive: () => void) => {
       watchers.set(id, onRow);

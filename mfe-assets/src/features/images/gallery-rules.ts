@@ -18,11 +18,20 @@ const FAMILY_OF_TAB: Record<Exclude<ImageTab, 'All'>, TaskFamily> = {
 
 /**
  * Task types that never make a picture of their own (a seed, a text description, the
- * training photos and the model of AI Photos): hidden from the gallery.
+ * training photos and the model of AI Photos, Midjourney's videos): hidden from the gallery.
  */
-export const HIDDEN_TYPES: readonly string[] = ['seed', 'describe', 'shorten', 'ideogram-describe', 'ai-photo-upload', 'ai-photo-train'];
+export const HIDDEN_TYPES: readonly string[] = [
+  'seed',
+  'describe',
+  'shorten',
+  'ideogram-describe',
+  'ai-photo-upload',
+  'ai-photo-train',
+  'imagine-video',
+  'imagine-video-extend',
+];
 
-const isVariation = (type: string) => /^variation-\d$/.test(type);
+const isVariation = (type: string) => type.startsWith('variation-');
 const isUpscale = (type: string) => type.startsWith('upscale') || type === 'ideogram-upscale';
 
 function matchesFilter(type: string, filter: ImageFilter): boolean {

@@ -6,13 +6,23 @@ import { getSupabaseClient, RANGE_NOT_SATISFIABLE } from '@aim/shared-kit/supaba
 import { fetchBlob, toggleFavorite } from '../shared/favorites.ts';
 import { MEDIA, type MediaFilter, type MediaKind } from './media-rules.ts';
 
+/** One video of a task as the worker recorded it (result.videos[i]). */
+export type VideoEntry = { video_url: string; poster_url?: string; width?: number; height?: number; duration?: number };
+
+/** One song of a task as the worker recorded it (result.songs[i]). */
+export type SongEntry = { audio_url: string; image_url?: string; title?: string; lyrics?: string; tags?: string; duration?: number };
+
 export type MediaItem = {
   id: string;
   type: string;
   prompt: string | null;
   image_url: string | null;
   video_url: string | null;
+  /** A video task's clips with their posters (Midjourney video makes four); null for other tasks and old rows. */
+  videos?: VideoEntry[] | null;
   audio_urls: string[] | null;
+  /** An audio task's songs with their covers, titles and lyrics; null for other tasks and old rows. */
+  songs?: SongEntry[] | null;
   lyrics: string | null;
   favorite: boolean;
   created_at: string;
@@ -26,6 +36,12 @@ export type MediaGateway = {
   fetchFile(url: string): Promise<Blob>;
 };
 
+const COLUMNS = 'id, type, prompt, image_url, video_url, audio_urls, lyrics, favorite, created_at';
+/** Videos also read their clips and posters from the task's result (a JSON path, as PostgREST selects it). */
+const VIDEO_COLUMNS: string = `${COLUMNS}, videos:result->videos`;
+/** Songs likewise: each with its cover, title, lyrics and length. */
+const AUDIO_COLUMNS: string = `${COLUMNS}, songs:result->songs`;
+
 export function createMediaGateway(supabase: ReturnType<typeof getSupabaseClient>): MediaGateway {
   return {
     async page(email, kind, query, offset) {
@@ -33,7 +49,7 @@ export function createMediaGateway(supabase: ReturnType<typeof getSupabaseClient
       const types = (config.tabs.find((t) => t.label === query.tab) ?? config.tabs[0]).types;
       let request = supabase
         .from(query.archive && config.archive ? 'tasks_archive_1' : 'tasks')
-        .select('id, type, prompt, image_url, video_url, audio_urls, lyrics, favorite, created_at')
+        .select(kind === 'videos' ? VIDEO_COLUMNS : AUDIO_COLUMNS)
         .eq('email', email)
         .not(config.column, 'is', null)
         .in('type', [...types]);
@@ -45,7 +61,7 @@ export function createMediaGateway(supabase: ReturnType<typeof getSupabaseClient
       // a page past the end: nothing more
       if (error?.code === RANGE_NOT_SATISFIABLE) return [];
       if (error) throw new Error(error.message);
-      return (data ?? []) as MediaItem[];
+      return (data ?? []) as unknown as MediaItem[];
     },
     toggleFavorite: (email, taskId) => toggleFavorite(supabase, email, taskId),
     fetchFile: fetchBlob,

@@ -1,12 +1,14 @@
 import { useState } from 'react';
-import { Badge, Box, Button, Card, HStack, Heading, Image, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { Badge, Card, HStack, Heading, Image, SimpleGrid, Stack, Text } from '@chakra-ui/react';
 import { NEXT_PAGE_DELAY_MS } from '@aim/shared-kit/domain';
 import { relativeTime } from '@aim/shared-kit/format';
 import { FavoriteButton, GALLERY_TEXTS, GalleryChoices, GalleryStatus, GalleryTabs, ListEnd, Skeletons, showsStatus } from '../shared/gallery-ui.tsx';
 import { useGalleryActions } from '../shared/use-gallery-actions.ts';
 import { usePagedList } from '../shared/use-paged-list.ts';
 import type { MediaGateway, MediaItem, MediaQuery } from './gateway.ts';
-import { MEDIA, MEDIA_FILTERS, type MediaFilter, type MediaKind, mediaFileName } from './media-rules.ts';
+import { MEDIA, MEDIA_FILTERS, type MediaFilter, type MediaKind } from './media-rules.ts';
+import { AudioSongs } from './audio-songs.tsx';
+import { VideoClips } from './video-clips.tsx';
 
 export const MEDIA_TEXTS = {
   favoriteFailed: GALLERY_TEXTS.favoriteFailed,
@@ -71,14 +73,7 @@ export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs =
           {list.items.map((item) => (
             <Card.Root key={item.id} overflow="hidden" size="sm" data-testid="media-card" data-task-id={item.id}>
               {kind === 'videos' && item.video_url ? (
-                // biome-ignore lint/a11y/useMediaCaption: generated videos have no captions to offer
-                <video
-                  src={item.video_url}
-                  poster={item.image_url ?? undefined}
-                  controls
-                  preload="metadata"
-                  style={{ width: '100%', aspectRatio: '16 / 9', background: 'black' }}
-                />
+                <VideoClips item={item} downloading={downloading} download={(key, url, name) => void download(key, url, name)} />
               ) : (
                 item.image_url && <Image src={item.image_url} alt={item.prompt ?? item.type} aspectRatio={2} objectFit="cover" w="full" loading="lazy" />
               )}
@@ -97,44 +92,8 @@ export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs =
                 <Text fontSize="sm" lineClamp={2} title={item.prompt ?? undefined}>
                   {item.prompt || '—'}
                 </Text>
-                {kind === 'audio' &&
-                  (item.audio_urls ?? []).map((url, i) => (
-                    <HStack key={url} gap="2">
-                      {/* biome-ignore lint/a11y/useMediaCaption: generated songs have no captions to offer */}
-                      <audio src={url} controls preload="none" style={{ flex: 1, minWidth: 0 }} aria-label={`Song ${i + 1}`} />
-                      <Button
-                        size="xs"
-                        variant="outline"
-                        loading={downloading === url}
-                        onClick={() => void download(url, url, mediaFileName(item.id, url, kind, i))}
-                        aria-label={`Download song ${i + 1} of ${item.id}`}
-                      >
-                        Download
-                      </Button>
-                    </HStack>
-                  ))}
-                {kind === 'audio' && item.lyrics && (
-                  <Box as="details" fontSize="sm">
-                    <summary>Lyrics</summary>
-                    <Text whiteSpace="pre-wrap" mt="1">
-                      {item.lyrics}
-                    </Text>
-                  </Box>
-                )}
+                {kind === 'audio' && <AudioSongs item={item} downloading={downloading} download={(key, url, name) => void download(key, url, name)} />}
               </Card.Body>
-              {kind === 'videos' && item.video_url && (
-                <Card.Footer p="3" pt="0">
-                  <Button
-                    size="xs"
-                    variant="outline"
-                    loading={downloading === item.video_url}
-                    onClick={() => void download(item.video_url!, item.video_url!, mediaFileName(item.id, item.video_url!, kind))}
-                    aria-label={`Download ${item.id}`}
-                  >
-                    Download
-                  </Button>
-                </Card.Footer>
-              )}
             </Card.Root>
           ))}
           {(list.phase === 'loading' || list.phase === 'more') && <Skeletons pageSize={config.pageSize} aspectRatio={kind === 'videos' ? 16 / 9 : 2} />}

@@ -19,18 +19,24 @@ export type MediaConfig = {
   pageSize: number;
 };
 
-const withAll = (tabs: MediaTab[]): MediaTab[] => [{ label: 'All', types: tabs.flatMap((t) => t.types) }, ...tabs];
+/** All first: every tab's types, and `alsoInAll` (types no tab of the spec names). */
+const withAll = (tabs: MediaTab[], alsoInAll: string[] = []): MediaTab[] => [{ label: 'All', types: [...tabs.flatMap((t) => t.types), ...alsoInAll] }, ...tabs];
 
 export const MEDIA: Record<MediaKind, MediaConfig> = {
   videos: {
     title: 'Videos',
     noun: 'videos',
     origin: 'Videos you make with the API (Luma, Kling, Runway) appear here.',
-    tabs: withAll([
-      { label: 'Luma AI', types: ['luma', 'luma-ext'] },
-      { label: 'Kling', types: ['kling-video'] },
-      { label: 'Runway', types: ['runway'] },
-    ]),
+    // Midjourney's clips (imagine-video, -extend) have no tab of their own (spec §2), so show under All;
+    // Kling's try-on makes a picture, not a video
+    tabs: withAll(
+      [
+        { label: 'Luma AI', types: ['luma', 'luma-ext'] },
+        { label: 'Kling', types: ['kling-video'] },
+        { label: 'Runway', types: ['runway'] },
+      ],
+      ['imagine-video', 'imagine-video-extend'],
+    ),
     column: 'video_url',
     archive: true,
     pageSize: PAGE_SIZES.videos,

@@ -2,6 +2,7 @@
 // result, created_at, percentage, refund by email, newest first), behind an interface so the
 // page can be tested with a fake. Row-level security limits it to the user's own tasks.
 import { useMemo } from 'react';
+import { withNormalizedStatus } from '@aim/shared-kit/domain';
 import { getSupabaseClient, postgrestList, RANGE_NOT_SATISFIABLE } from '@aim/shared-kit/supabase';
 import { type LogQuery, statusesOf, typesOf } from './log-rules.ts';
 
@@ -50,7 +51,8 @@ export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseCli
         return { rows: [], total: head.count ?? 0 };
       }
       if (error) throw new Error(error.message);
-      return { rows: (data ?? []) as unknown as LogRow[], total: count ?? 0 };
+      // an older `success` row shows as finished, the status the filter lists
+      return { rows: ((data ?? []) as unknown as LogRow[]).map(withNormalizedStatus), total: count ?? 0 };
     },
   };
 }

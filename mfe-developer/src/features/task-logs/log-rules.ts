@@ -57,8 +57,9 @@ export function logSearch(query: LogQuery): string {
 }
 
 /**
- * The statuses a status filter matches. Tasks end as success or finished (§4, both terminal
- * and successful; this API's engines say success), so the filter's finished covers both.
+ * The statuses a status filter matches. Tasks end as finished (§4); rows written before the
+ * API became APIFRAME v1-compatible say success for the same outcome, so the filter's finished
+ * covers both.
  */
 export function statusesOf(filter: StatusFilter): string[] | null {
   if (filter === 'all') return null;

@@ -15,7 +15,8 @@ type State = { status: 'loading' } | { status: 'error' } | { status: 'ready'; ro
 
 const COLUMNS = ['Task ID', 'Task Type', 'Status', 'Percentage', 'Created At', 'Refund', 'Details'] as const;
 
-const STATUS_COLOR: Record<string, string> = { success: 'green', finished: 'green', failed: 'red' };
+// rows come normalized (an older success reads finished)
+const STATUS_COLOR: Record<string, string> = { finished: 'green', failed: 'red' };
 const label = (value: string) => (value === 'all' ? 'All' : value);
 
 function FilterSelect<T extends string | number>(props: { label: string; value: T; options: readonly T[]; onChange: (value: string) => void; testId: string }) {

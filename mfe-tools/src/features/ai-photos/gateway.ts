@@ -4,6 +4,7 @@
 // (spec §7 data store: ai-photo tasks not yet expired; a task by id and its live updates).
 import { useMemo } from 'react';
 import { type ApiClient, useApiClient } from '@aim/shared-kit/api';
+import { withNormalizedStatus } from '@aim/shared-kit/domain';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
 import { useUserRow } from '@aim/shared-kit/session';
 import { createTaskSource, fetchImage, type TaskSource } from '../tasks/task-store.ts';
@@ -87,7 +88,8 @@ function createAiPhotosGateway(api: ApiClient, supabase: SupabaseClient, email: 
         .order('id', { ascending: false })
         .limit(LIST_LIMIT);
       if (error) throw new Error(error.message);
-      return (data ?? []) as unknown as AiPhotoListItem[];
+      // an older `success` reads as finished, as on every screen
+      return ((data ?? []) as unknown as AiPhotoListItem[]).map(withNormalizedStatus);
     },
     readTask: tasks.readTask,
     watchTask: tasks.watchTask,

@@ -1,6 +1,6 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { Badge, Box, Card, EmptyState, Heading, HStack, Skeleton, Stack, Text } from '@chakra-ui/react';
+import { Badge, Box, Card, EmptyState, Heading, HStack, Skeleton, Stack, Tabs, Text } from '@chakra-ui/react';
 import { saveBlob } from '@aim/shared-kit/download';
 import { SEED_FETCH_DELAY_MS } from '@aim/shared-kit/domain';
 import { DEFAULT_API_ERROR } from '@aim/shared-kit/api';
@@ -8,13 +8,21 @@ import type { MidjourneyGateway } from './gateway.ts';
 import { promptWithImage, validatePrompt } from './prompt-rules.ts';
 import {
   availableActions,
+  type BlendDimension,
+  type CellUpscaleType,
+  describedImage,
   downloadFileName,
+  EMPTY_SHORTEN_MESSAGE,
   ERROR_DOWNLOADING_IMAGE,
+  type MidjourneyTask,
+  type PanDirection,
   primaryImage,
+  promptChoices,
+  recordedSize,
   resultLayout,
   seedText,
-  type MidjourneyTask,
   type UpscaleType,
+  type VaryType,
 } from './task-model.ts';
 import { useMidjourneyTask } from './use-task.ts';
 import { failureMessage, taskPhase } from '../tasks/task-rules.ts';
@@ -23,6 +31,12 @@ import { UploadImage } from './components/upload-image.tsx';
 import { ResultGrid, ResultSingle, TaskProgress } from './components/task-result.tsx';
 import { TaskFailed } from '../../components/task-failed.tsx';
 import { TaskActions } from './components/task-actions.tsx';
+import { ImageEdits } from './components/image-edits.tsx';
+import { VaryRegionDialog } from './components/vary-region-dialog.tsx';
+import { CustomZoomDialog } from './components/custom-zoom-dialog.tsx';
+import { PromptChoices } from './components/prompt-choices.tsx';
+import { DescribePanel } from './components/describe-panel.tsx';
+import { BlendPanel } from './components/blend-panel.tsx';
 
 const SEED_NOT_READY = 'The seed is not ready yet, please try again in a moment.';
 /** /fetch is asked again this many times while the seed task is still running. */
@@ -38,6 +52,12 @@ export type MidjourneyToolProps = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Busy keys of the calls that create a task: while one runs, no other starts. */
+const TASK_KEY = /^(imagine|reroll|upscale|variation|vary|pan|zoom|region|describe|blend|shorten)/;
+
+type StartTab = 'imagine' | 'describe' | 'blend';
+type EditDialog = 'region' | 'zoom' | null;
+
 /** Spec §2 Midjourney tool: prompt, upload, Imagine, live progress, results and their actions. */
 export function MidjourneyTool({ gateway, mode, notifyError, seedDelayMs = SEED_FETCH_DELAY_MS }: MidjourneyToolProps) {
   const [searchParams, setSearchParams] = useSearchParams();
@@ -46,6 +66,10 @@ export function MidjourneyTool({ gateway, mode, notifyError, seedDelayMs = SEED_
   const [promptError, setPromptError] = useState<string | null>(null);
   const [busyKey, setBusyKey] = useState<string | null>(null);
   const [revealedSeed, setRevealedSeed] = useState<{ taskId: string; seed: string } | null>(null);
+  const [tab, setTab] = useState<StartTab>('imagine');
+  const [dialog, setDialog] = useState<EditDialog>(null);
+  const promptInput = useRef<HTMLTextAreaElement>(null);
+  const [promptFocus, setPromptFocus] = useState(0);
 
   const showTask = (id: string | null) =>
     setSearchParams((prev) => {
@@ -56,31 +80,74 @@ export function MidjourneyTool({ gateway, mode, notifyError, seedDelayMs = SEED_
     });
 
   const { state, patchTask } = useMidjourneyTask(taskId, { gateway, notifyError, onForeignTask: () => showTask(null) });
-  const creating = busyKey !== null && /^(imagine|reroll|upscale|variation)/.test(busyKey);
+  const creating = busyKey !== null && TASK_KEY.test(busyKey);
 
-  /** Runs one call at a time per kind; API errors were already toasted by the API client. */
-  async function run(key: string, call: () => Promise<void>) {
+  // "Use this prompt" switches to the Imagine tab. Its panel is still hidden when this effect
+  // runs (the tabs show it a frame later), and a hidden box cannot take focus: try each frame.
+  useEffect(() => {
+    if (!promptFocus) return;
+    let frame = 0;
+    let tries = 0;
+    const focus = () => {
+      const box = promptInput.current;
+      box?.focus();
+      if (box && document.activeElement !== box && ++tries < 20) frame = requestAnimationFrame(focus);
+    };
+    focus();
+    return () => cancelAnimationFrame(frame);
+  }, [promptFocus]);
+
+  /**
+   * Runs one call at a time per kind; API errors were already toasted by the API client
+   * (errors[0].msg, else the spec's default). True when the call succeeded.
+   */
+  async function run(key: string, call: () => Promise<void>): Promise<boolean> {
     setBusyKey(key);
     try {
       await call();
+      return true;
     } catch {
       // Shown by whoever raised it (API client toast, or the call's own notifyError).
+      return false;
     } finally {
       setBusyKey((current) => (current === key ? null : current));
     }
   }
 
-  function createTask(key: string, call: () => Promise<string>) {
-    if (creating) return;
-    void run(key, async () => showTask(await call()));
+  /** Every action that makes a task (spec §4) pushes its id into the URL; the screen then follows it live. */
+  function createTask(key: string, call: () => Promise<string>): Promise<boolean> {
+    if (creating) return Promise.resolve(false);
+    return run(key, async () => showTask(await call()));
   }
 
   function imagine() {
     const error = validatePrompt(prompt);
     setPromptError(error);
     if (error || creating) return;
-    createTask('imagine', () => gateway.imagine(prompt.trim()));
+    void createTask('imagine', () => gateway.imagine(prompt.trim()));
   }
+
+  function shorten() {
+    const error = validatePrompt(prompt, EMPTY_SHORTEN_MESSAGE);
+    setPromptError(error);
+    if (error || creating) return;
+    void createTask('shorten', () => gateway.shorten(prompt.trim()));
+  }
+
+  function usePrompt(text: string) {
+    setPrompt(text);
+    setPromptError(null);
+    setTab('imagine');
+    setPromptFocus((n) => n + 1);
+  }
+
+  const describe = (file: File) => createTask('describe', async () => gateway.describe(await gateway.upload(file)));
+
+  const blend = (files: File[], dimension: BlendDimension) =>
+    createTask('blend', async () => gateway.blend(await Promise.all(files.map((file) => gateway.upload(file))), dimension));
+
+  /** An edit made in a dialog closes it once its task exists; a refused one leaves it open. */
+  const createFromDialog = (key: string, call: () => Promise<string>) => void createTask(key, call).then((ok) => ok && setDialog(null));
 
   async function getSeed(task: MidjourneyTask) {
     const known = seedText(task.seed);
@@ -133,27 +200,45 @@ export function MidjourneyTool({ gateway, mode, notifyError, seedDelayMs = SEED_
       </Stack>
 
       <Card.Root variant="outline">
-        <Card.Body>
-          <PromptBox
-            value={prompt}
-            onChange={(value) => {
-              setPrompt(value);
-              if (promptError && !validatePrompt(value)) setPromptError(null);
-            }}
-            onSubmit={imagine}
-            error={promptError}
-            busy={busyKey === 'imagine'}
-            disabled={!gateway.ready || creating}
-            uploadSlot={
-              <UploadImage
-                upload={gateway.upload}
-                mode={mode}
-                disabled={!gateway.ready}
-                notifyError={notifyError}
-                onUseInPrompt={(url) => setPrompt((p) => promptWithImage(p, url))}
+        <Card.Body pt="3">
+          <Tabs.Root value={tab} onValueChange={(e) => setTab(e.value as StartTab)} variant="line" size="sm">
+            <Tabs.List mb="4">
+              <Tabs.Trigger value="imagine">Imagine</Tabs.Trigger>
+              <Tabs.Trigger value="describe">Describe</Tabs.Trigger>
+              <Tabs.Trigger value="blend">Blend</Tabs.Trigger>
+            </Tabs.List>
+            <Tabs.Content value="imagine" p="0">
+              <PromptBox
+                value={prompt}
+                onChange={(value) => {
+                  setPrompt(value);
+                  if (promptError && !validatePrompt(value)) setPromptError(null);
+                }}
+                onSubmit={imagine}
+                onShorten={shorten}
+                error={promptError}
+                busy={busyKey === 'imagine'}
+                shortenBusy={busyKey === 'shorten'}
+                disabled={!gateway.ready || creating}
+                inputRef={promptInput}
+                uploadSlot={
+                  <UploadImage
+                    upload={gateway.upload}
+                    mode={mode}
+                    disabled={!gateway.ready}
+                    notifyError={notifyError}
+                    onUseInPrompt={(url) => setPrompt((p) => promptWithImage(p, url))}
+                  />
+                }
               />
-            }
-          />
+            </Tabs.Content>
+            <Tabs.Content value="describe" p="0">
+              <DescribePanel busy={busyKey === 'describe'} disabled={!gateway.ready || creating} onDescribe={describe} />
+            </Tabs.Content>
+            <Tabs.Content value="blend" p="0">
+              <BlendPanel busy={busyKey === 'blend'} disabled={!gateway.ready || creating} onBlend={blend} />
+            </Tabs.Content>
+          </Tabs.Root>
         </Card.Body>
       </Card.Root>
 
@@ -187,14 +272,40 @@ export function MidjourneyTool({ gateway, mode, notifyError, seedDelayMs = SEED_
             busyKey={busyKey}
             creating={creating}
             seed={revealedSeed?.taskId === state.task.id ? revealedSeed.seed : null}
-            onUpscale={(index) => createTask(`upscale-${index}`, () => gateway.upscale(state.task.id, index))}
-            onFurtherUpscale={(type) => createTask(`upscale-${type}`, () => gateway.upscale(state.task.id, 1, type))}
-            onVariation={(index) => createTask(`variation-${index}`, () => gateway.variation(state.task.id, index))}
-            onReroll={() => createTask('reroll', () => gateway.reroll(state.task.id))}
+            onUpscale={(index, type) => void createTask(`upscale-${index}-${type}`, () => gateway.upscale(state.task.id, index, type))}
+            onFurtherUpscale={(type) => void createTask(`upscale-${type}`, () => gateway.upscale(state.task.id, 1, type))}
+            onVariation={(index) => void createTask(`variation-${index}`, () => gateway.variation(state.task.id, index))}
+            onVaryCell={(index, type) => void createTask(`vary-${index}-${type}`, () => gateway.varyCell(state.task.id, index, type))}
+            onVaryImage={(type) => void createTask(`vary-${type}`, () => gateway.varyImage(state.task.id, type))}
+            onPan={(direction) => void createTask(`pan-${direction}`, () => gateway.pan(state.task.id, direction))}
+            onZoomOut={(ratio) => void createTask(`zoom-${ratio}`, () => gateway.zoomOut(state.task.id, ratio))}
+            onOpenDialog={setDialog}
+            onUsePrompt={usePrompt}
+            onReroll={() => void createTask('reroll', () => gateway.reroll(state.task.id))}
             onSeed={() => void run('seed', () => getSeed(state.task))}
             onFavorite={() => void run('favorite', () => toggleFavorite(state.task))}
             onDownload={() => void run('download', () => download(state.task))}
           />
+        )}
+        {state.status === 'ready' && primaryImage(state.task) && (
+          <>
+            <VaryRegionDialog
+              open={dialog === 'region'}
+              onClose={() => setDialog(null)}
+              imageUrl={primaryImage(state.task)!}
+              recordedSize={recordedSize(state.task)}
+              initialPrompt={state.task.prompt ?? ''}
+              busy={busyKey === 'region'}
+              onSubmit={(mask, regionPrompt) => createFromDialog('region', () => gateway.varyRegion(state.task.id, mask, regionPrompt))}
+            />
+            <CustomZoomDialog
+              open={dialog === 'zoom'}
+              onClose={() => setDialog(null)}
+              initialPrompt={state.task.prompt ?? ''}
+              busy={busyKey === 'zoom-custom'}
+              onSubmit={(ratio, custom) => createFromDialog('zoom-custom', () => gateway.zoomOut(state.task.id, ratio, custom))}
+            />
+          </>
         )}
       </Box>
     </Stack>
@@ -207,9 +318,15 @@ type TaskViewProps = {
   busyKey: string | null;
   creating: boolean;
   seed: string | null;
-  onUpscale: (index: number) => void;
+  onUpscale: (index: number, type: CellUpscaleType) => void;
   onFurtherUpscale: (type: UpscaleType) => void;
   onVariation: (index: number) => void;
+  onVaryCell: (index: number, type: VaryType) => void;
+  onVaryImage: (type: VaryType) => void;
+  onPan: (direction: PanDirection) => void;
+  onZoomOut: (ratio: number) => void;
+  onOpenDialog: (dialog: EditDialog) => void;
+  onUsePrompt: (prompt: string) => void;
   onReroll: () => void;
   onSeed: () => void;
   onFavorite: () => void;
@@ -225,6 +342,12 @@ function TaskView({
   onUpscale,
   onFurtherUpscale,
   onVariation,
+  onVaryCell,
+  onVaryImage,
+  onPan,
+  onZoomOut,
+  onOpenDialog,
+  onUsePrompt,
   onReroll,
   onSeed,
   onFavorite,
@@ -252,10 +375,40 @@ function TaskView({
       {phase === 'active' && <TaskProgress task={task} />}
       {phase === 'failed' && <TaskFailed message={failureMessage(task)} refund={task.refund} />}
       {phase === 'done' && layout === 'grid' && (
-        <ResultGrid task={task} withActions={actions.cellActions} busyKey={busyKey} disabled={creating} onUpscale={onUpscale} onVariation={onVariation} />
+        <ResultGrid
+          task={task}
+          withActions={actions.cellActions}
+          busyKey={busyKey}
+          disabled={creating}
+          onUpscale={onUpscale}
+          onVariation={onVariation}
+          onVary={onVaryCell}
+        />
       )}
       {phase === 'done' && layout === 'single' && (
-        <ResultSingle task={task} withUpscales={actions.furtherUpscales} busyKey={busyKey} disabled={creating} onUpscale={onFurtherUpscale} />
+        <ResultSingle task={task}>
+          {actions.imageEdits && (
+            <ImageEdits
+              withUpscales={actions.furtherUpscales}
+              busyKey={busyKey}
+              disabled={creating}
+              onUpscale={onFurtherUpscale}
+              onVary={onVaryImage}
+              onVaryRegion={() => onOpenDialog('region')}
+              onZoomOut={onZoomOut}
+              onCustomZoom={() => onOpenDialog('zoom')}
+              onPan={onPan}
+            />
+          )}
+        </ResultSingle>
+      )}
+      {phase === 'done' && actions.promptChoices && (
+        <PromptChoices
+          title={task.type === 'describe' ? 'Prompts for this image' : 'Shorter prompts'}
+          prompts={promptChoices(task)}
+          imageUrl={task.type === 'describe' ? describedImage(task) : null}
+          onUse={onUsePrompt}
+        />
       )}
       {phase === 'done' && layout === 'none' && seedText(task.seed) && (
         <Text data-testid="task-seed">

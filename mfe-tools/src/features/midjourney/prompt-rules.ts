@@ -1,8 +1,8 @@
 import { EMPTY_PROMPT_MESSAGE } from './task-model.ts';
 
-/** Spec §5: the prompt must be non-empty (whitespace alone is empty). Null when acceptable. */
-export function validatePrompt(prompt: string): string | null {
-  return prompt.trim() ? null : EMPTY_PROMPT_MESSAGE;
+/** Spec §5: the prompt must be non-empty (whitespace alone is empty). Null when acceptable; `message` names the action (Shorten). */
+export function validatePrompt(prompt: string, message: string = EMPTY_PROMPT_MESSAGE): string | null {
+  return prompt.trim() ? null : message;
 }
 
 /** Enter submits; Shift+Enter (and Enter while an IME composes a character) adds a newline. */

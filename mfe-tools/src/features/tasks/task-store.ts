@@ -1,7 +1,10 @@
 // The outside calls every task screen of this remote shares: a task row by id and its live
 // updates through the page's supabase-js client (spec §7 data store), POST /upload through the
 // API client, and the fetch of a result picture. Each screen's gateway is built from these.
+// Rows come out with an older `success` status read as `finished` (shared-kit's
+// withNormalizedStatus), so the screens only ever see finished.
 import type { ApiClient, RequestOptions } from '@aim/shared-kit/api';
+import { withNormalizedStatus } from '@aim/shared-kit/domain';
 import type { getSupabaseClient } from '@aim/shared-kit/supabase';
 
 type SupabaseClient = ReturnType<typeof getSupabaseClient>;
@@ -30,7 +33,7 @@ export function createTaskSource<T>(supabase: SupabaseClient, channelPrefix: str
       if (error.code === NO_ROWS) return null;
       throw new Error(error.message);
     }
-    return data as T;
+    return withNormalizedStatus(data as T & { status?: unknown });
   }
 
   return {
@@ -43,7 +46,9 @@ export function createTaskSource<T>(supabase: SupabaseClient, channelPrefix: str
     watchTask(taskId, onRow, onLive) {
       const channel = supabase
         .channel(`${channelPrefix}:${taskId}`)
-        .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'tasks', filter: `id=eq.${taskId}` }, (payload) => onRow(payload.new as T))
+        .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'tasks', filter: `id=eq.${taskId}` }, (payload) =>
+          onRow(withNormalizedStatus(payload.new as T & { status?: unknown })),
+        )
         .subscribe((status) => {
           if (status === 'SUBSCRIBED') onLive();
         });

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { ReactNode, Ref } from 'react';
 import { Box, Button, Field, HStack, Stack, Text, Textarea, Wrap } from '@chakra-ui/react';
 import { isSubmitKey } from '../prompt-rules.ts';
 import { EXAMPLE_PROMPTS } from '../task-model.ts';
@@ -7,14 +7,19 @@ type Props = {
   value: string;
   onChange: (value: string) => void;
   onSubmit: () => void;
+  /** Shorten: shorter versions of the prompt, as a new task. */
+  onShorten: () => void;
   error: string | null;
   busy: boolean;
+  shortenBusy: boolean;
   disabled: boolean;
   /** The upload control, placed beside Imagine. */
   uploadSlot: ReactNode;
+  /** The prompt box itself ("Use this prompt" focuses it). */
+  inputRef?: Ref<HTMLTextAreaElement>;
 };
 
-export function PromptBox({ value, onChange, onSubmit, error, busy, disabled, uploadSlot }: Props) {
+export function PromptBox({ value, onChange, onSubmit, onShorten, error, busy, shortenBusy, disabled, uploadSlot, inputRef }: Props) {
   return (
     <Stack
       gap="3"
@@ -28,6 +33,7 @@ export function PromptBox({ value, onChange, onSubmit, error, busy, disabled, up
       <Field.Root invalid={error !== null}>
         <Field.Label>Prompt</Field.Label>
         <Textarea
+          ref={inputRef}
           name="prompt"
           value={value}
           rows={3}
@@ -63,9 +69,14 @@ export function PromptBox({ value, onChange, onSubmit, error, busy, disabled, up
       </Box>
       <HStack justify="space-between" wrap="wrap" gap="3">
         {uploadSlot}
-        <Button type="submit" colorPalette="brand" loading={busy} loadingText="Imagining..." disabled={disabled} minW="32">
-          Imagine
-        </Button>
+        <HStack gap="2">
+          <Button variant="outline" loading={shortenBusy} loadingText="Shortening..." disabled={disabled} onClick={onShorten}>
+            Shorten
+          </Button>
+          <Button type="submit" colorPalette="brand" loading={busy} loadingText="Imagining..." disabled={disabled} minW="32">
+            Imagine
+          </Button>
+        </HStack>
       </HStack>
     </Stack>
   );

@@ -1,6 +1,17 @@
-import { Box, Button, HStack, Image, SimpleGrid, Skeleton, Spinner, Stack, Text } from '@chakra-ui/react';
+import type { ReactNode } from 'react';
+import { Box, Button, Group, HStack, IconButton, Image, Menu, Portal, SimpleGrid, Skeleton, Spinner, Stack, Text } from '@chakra-ui/react';
 import { TaskProgressBar } from '../../../components/task-progress-bar.tsx';
-import { FURTHER_UPSCALES, gridImages, primaryImage, type MidjourneyTask, type UpscaleType } from '../task-model.ts';
+import {
+  CELL_UPSCALES,
+  type CellUpscaleType,
+  DEFAULT_CELL_UPSCALE,
+  gridImages,
+  type MidjourneyTask,
+  primaryImage,
+  VARY_TYPES,
+  type VaryType,
+} from '../task-model.ts';
+import { LineIcon } from './icons.tsx';
 
 /** Active statuses: a placeholder where the pictures will be, and the live progress. */
 export function TaskProgress({ task }: { task: MidjourneyTask }) {
@@ -23,35 +34,80 @@ type CellActionsProps = {
   index: number;
   busyKey: string | null;
   disabled: boolean;
-  onUpscale: (index: number) => void;
+  onUpscale: (index: number, type: CellUpscaleType) => void;
   onVariation: (index: number) => void;
+  onVary: (index: number, type: VaryType) => void;
   compact?: boolean;
 };
 
-function CellActions({ index, busyKey, disabled, onUpscale, onVariation, compact }: CellActionsProps) {
+/**
+ * A cell's Upscale (spec §7: `type creative`; its menu offers Subtle too) and Variation (spec §7's
+ * variations; its menu offers Vary (Strong)/(Subtle)), each a split button: the main part does
+ * the usual thing, the arrow opens the choice.
+ */
+function CellActions({ index, busyKey, disabled, onUpscale, onVariation, onVary, compact }: CellActionsProps) {
   return (
     <>
-      <Button
-        size="xs"
-        variant="subtle"
-        aria-label={`Upscale image ${index}`}
-        loading={busyKey === `upscale-${index}`}
+      <SplitAction
+        label={compact ? `U${index}` : 'Upscale'}
+        ariaLabel={`Upscale image ${index}`}
+        menuLabel={`More upscales of image ${index}`}
+        loading={busyKey === `upscale-${index}` || busyKey?.startsWith(`upscale-${index}-`)}
         disabled={disabled}
-        onClick={() => onUpscale(index)}
-      >
-        {compact ? `U${index}` : 'Upscale'}
-      </Button>
-      <Button
-        size="xs"
-        variant="subtle"
-        aria-label={`Variation of image ${index}`}
-        loading={busyKey === `variation-${index}`}
+        onClick={() => onUpscale(index, DEFAULT_CELL_UPSCALE)}
+        items={CELL_UPSCALES.map(({ type, label }) => ({ value: type, label }))}
+        onSelect={(type) => onUpscale(index, type as CellUpscaleType)}
+      />
+      <SplitAction
+        label={compact ? `V${index}` : 'Variation'}
+        ariaLabel={`Variation of image ${index}`}
+        menuLabel={`Vary image ${index}`}
+        loading={busyKey === `variation-${index}` || busyKey?.startsWith(`vary-${index}-`)}
         disabled={disabled}
         onClick={() => onVariation(index)}
-      >
-        {compact ? `V${index}` : 'Variation'}
-      </Button>
+        items={VARY_TYPES.map(({ type, label }) => ({ value: type, label }))}
+        onSelect={(type) => onVary(index, type as VaryType)}
+      />
     </>
+  );
+}
+
+type SplitActionProps = {
+  label: string;
+  ariaLabel: string;
+  menuLabel: string;
+  loading: boolean | undefined;
+  disabled: boolean;
+  onClick: () => void;
+  items: { value: string; label: string }[];
+  onSelect: (value: string) => void;
+};
+
+function SplitAction({ label, ariaLabel, menuLabel, loading, disabled, onClick, items, onSelect }: SplitActionProps) {
+  return (
+    <Group attached>
+      <Button size="xs" variant="subtle" aria-label={ariaLabel} loading={!!loading} disabled={disabled} onClick={onClick}>
+        {label}
+      </Button>
+      <Menu.Root onSelect={(details) => onSelect(details.value)} positioning={{ placement: 'bottom-end' }}>
+        <Menu.Trigger asChild>
+          <IconButton size="xs" variant="subtle" aria-label={menuLabel} disabled={disabled} minW="6" borderStartWidth="1px" borderColor="border">
+            <LineIcon name="chevronDown" />
+          </IconButton>
+        </Menu.Trigger>
+        <Portal>
+          <Menu.Positioner>
+            <Menu.Content>
+              {items.map((item) => (
+                <Menu.Item key={item.value} value={item.value}>
+                  {item.label}
+                </Menu.Item>
+              ))}
+            </Menu.Content>
+          </Menu.Positioner>
+        </Portal>
+      </Menu.Root>
+    </Group>
   );
 }
 
@@ -67,7 +123,7 @@ export function ResultGrid({ task, withActions, ...actions }: GridProps) {
           <Stack key={url + i} gap="2" as="figure" borderWidth="1px" rounded="l3" p="2" bg="bg.panel" data-testid="result-cell">
             <ResultImage src={url} alt={`Image ${i + 1} of 4: ${task.prompt ?? ''}`} />
             {withActions && (
-              <HStack gap="2" justify="center" as="figcaption">
+              <HStack gap="2" justify="center" wrap="wrap" as="figcaption">
                 <CellActions index={i + 1} {...actions} />
               </HStack>
             )}
@@ -81,9 +137,11 @@ export function ResultGrid({ task, withActions, ...actions }: GridProps) {
     <Stack gap="3" data-testid="result-grid">
       <ResultImage src={composite} alt={`Grid of 4 images: ${task.prompt ?? ''}`} />
       {withActions && (
-        <SimpleGrid columns={4} gap="2">
+        <SimpleGrid columns={{ base: 2, md: 4 }} gap="2">
           {[1, 2, 3, 4].map((i) => (
-            <CellActions key={i} index={i} compact {...actions} />
+            <HStack key={i} gap="1" justify="center">
+              <CellActions index={i} compact {...actions} />
+            </HStack>
           ))}
         </SimpleGrid>
       )}
@@ -93,14 +151,12 @@ export function ResultGrid({ task, withActions, ...actions }: GridProps) {
 
 type SingleProps = {
   task: MidjourneyTask;
-  withUpscales: boolean;
-  busyKey: string | null;
-  disabled: boolean;
-  onUpscale: (type: UpscaleType) => void;
+  /** What can be done with the picture (ImageEdits), under it. */
+  children?: ReactNode;
 };
 
-/** An upscale's one picture; an upscaled cell (upscale#N) can be upscaled further. */
-export function ResultSingle({ task, withUpscales, busyKey, disabled, onUpscale }: SingleProps) {
+/** An upscale's one picture (spec §4), and what can be done with it. */
+export function ResultSingle({ task, children }: SingleProps) {
   const url = primaryImage(task);
   if (!url) return <Text color="fg.muted">This task has no picture.</Text>;
   return (
@@ -108,15 +164,7 @@ export function ResultSingle({ task, withUpscales, busyKey, disabled, onUpscale 
       <Box borderWidth="1px" rounded="l3" p="2" bg="bg.panel" data-testid="result-single">
         <ResultImage src={url} alt={`Upscaled image: ${task.prompt ?? ''}`} />
       </Box>
-      {withUpscales && (
-        <HStack gap="2" wrap="wrap" justify="center">
-          {FURTHER_UPSCALES.map(({ type, label }) => (
-            <Button key={type} size="xs" variant="subtle" loading={busyKey === `upscale-${type}`} disabled={disabled} onClick={() => onUpscale(type)}>
-              {label}
-            </Button>
-          ))}
-        </HStack>
-      )}
+      {children}
     </Stack>
   );
 }
