@@ -167,9 +167,14 @@ describe('the sample code', () => {
     expect(screen.getByRole('tab', { name: 'Node.js' }).getAttribute('aria-selected')).toBe('true');
     expect((screen.getByRole('radio', { name: 'Generate' }) as HTMLInputElement).checked).toBe(true);
     const code = screen.getByTestId('sample-code').textContent!;
-    expect(code).toContain('http://localhost:8080/pro/imagine');
+    expect(code).toContain("fetch('http://localhost:8080/imagine'");
+    expect(code).toContain("aspect_ratio: '1:1'");
+    expect(code).not.toContain('/pro/imagine');
     expect(code).toContain(masked(KEY));
     expect(code).not.toContain(KEY);
+    expect(screen.getByTestId('sample-endpoint').textContent).toBe('POST http://localhost:8080/imagine');
+    expect((screen.getByRole('combobox', { name: 'Endpoint' }) as HTMLSelectElement).value).toBe('midjourney');
+    expect(param('endpoint')).toBeNull();
   });
 
   it('follows ?language=python&requestType=fetch, copies the real key, and writes choices back to the URL', async () => {
@@ -189,7 +194,67 @@ describe('the sample code', () => {
     expect(screen.getByTestId('sample-code').textContent).toMatch(/^curl -X POST 'http:\/\/localhost:8080\/fetch'/);
     await user.click(screen.getByText('Generate'));
     await waitFor(() => expect(param('requestType')).toBe('generate'));
-    expect(screen.getByTestId('sample-code').textContent).toContain('/pro/imagine');
+    expect(screen.getByTestId('sample-code').textContent).toMatch(/^curl -X POST 'http:\/\/localhost:8080\/imagine'/);
+  });
+
+  it('the Endpoint chooser picks the family: URL, endpoint line, code and the copied code follow it', async () => {
+    const gateway = fakeGateway();
+    const { user } = renderPage(gateway, { url: '/dashboard/api-keys?language=python' });
+    const chooser = screen.getByRole('combobox', { name: 'Endpoint' }) as HTMLSelectElement;
+    expect(
+      within(chooser)
+        .getAllByRole('option')
+        .map((o) => (o as HTMLOptionElement).value),
+    ).toEqual(['midjourney', 'flux', 'ideogram', 'luma', 'kling', 'runway', 'suno', 'udio', 'faceswap']);
+
+    await user.selectOptions(chooser, 'Kling video (/kling-imagine)');
+    await waitFor(() => expect(param('endpoint')).toBe('kling'));
+    expect(param('language')).toBe('python');
+    expect(chooser.value).toBe('kling');
+    expect(screen.getByTestId('sample-endpoint').textContent).toBe('POST http://localhost:8080/kling-imagine');
+    const code = screen.getByTestId('sample-code').textContent!;
+    expect(code).toContain('"http://localhost:8080/kling-imagine"');
+    expect(code).toContain('"generation_type": "text2video",\n        "duration": 5,');
+    expect(code).not.toContain('localhost:8080/imagine');
+
+    await user.click(screen.getByRole('button', { name: 'Copy code' }));
+    const copied = vi.mocked(gateway.copyText).mock.calls[0]![0];
+    expect(copied).toContain(`API_KEY = "${KEY}"`);
+    expect(copied).toContain('"http://localhost:8080/kling-imagine"');
+
+    await user.selectOptions(chooser, 'faceswap');
+    await waitFor(() => expect(param('endpoint')).toBe('faceswap'));
+    expect(screen.getByTestId('sample-code').textContent).toContain('"swap_image_url": "https://example.com/face.jpg"');
+  });
+
+  it('hides the chooser for Fetch and keeps the chosen endpoint for Generate', async () => {
+    const { user } = renderPage(fakeGateway(), { url: '/dashboard/api-keys?requestType=generate&endpoint=luma' });
+    expect((screen.getByRole('combobox', { name: 'Endpoint' }) as HTMLSelectElement).value).toBe('luma');
+
+    await user.click(screen.getByText('Fetch'));
+    await waitFor(() => expect(param('requestType')).toBe('fetch'));
+    expect(screen.queryByRole('combobox', { name: 'Endpoint' })).toBeNull();
+    expect(screen.getByTestId('sample-endpoint').textContent).toBe('POST http://localhost:8080/fetch');
+    expect(screen.getByTestId('sample-code').textContent).toContain("task_id: 'YOUR_TASK_ID'");
+    expect(screen.getByTestId('sample-code').textContent).toContain('until status is finished (or failed)');
+
+    await user.click(screen.getByText('Generate'));
+    await waitFor(() => expect(param('requestType')).toBe('generate'));
+    expect((screen.getByRole('combobox', { name: 'Endpoint' }) as HTMLSelectElement).value).toBe('luma');
+    expect(screen.getByTestId('sample-endpoint').textContent).toBe('POST http://localhost:8080/luma-imagine');
+  });
+
+  it('opened with ?endpoint=suno shows the Suno sample; an unknown endpoint shows Midjourney', () => {
+    renderPage(fakeGateway(), { url: '/dashboard/api-keys?language=curl&endpoint=suno' });
+    expect((screen.getByRole('combobox', { name: 'Endpoint' }) as HTMLSelectElement).value).toBe('suno');
+    expect(screen.getByTestId('sample-endpoint').textContent).toBe('POST http://localhost:8080/suno-imagine');
+    expect(screen.getByTestId('sample-code').textContent).toMatch(/^curl -X POST 'http:\/\/localhost:8080\/suno-imagine'/);
+    expect(screen.getByTestId('sample-code').textContent).toContain('"make_instrumental":false}');
+    cleanup();
+
+    renderPage(fakeGateway(), { url: '/dashboard/api-keys?endpoint=dalle' });
+    expect((screen.getByRole('combobox', { name: 'Endpoint' }) as HTMLSelectElement).value).toBe('midjourney');
+    expect(screen.getByTestId('sample-endpoint').textContent).toBe('POST http://localhost:8080/imagine');
   });
 });
 

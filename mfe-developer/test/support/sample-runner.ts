@@ -8,16 +8,32 @@ type Recorded = { method: string; path: string; headers: Record<string, string |
 
 export type Recorder = { baseUrl: string; requests: Recorded[]; close(): Promise<void> };
 
-/** Answers like the provider API does for the two sample calls. */
+/** The APIFRAME v1 submissions the samples make; each answers `{ task_id }` as the provider API does. */
+const SUBMIT_PATHS = new Set([
+  '/imagine',
+  '/flux-imagine',
+  '/ideogram-imagine',
+  '/luma-imagine',
+  '/kling-imagine',
+  '/runway-imagine',
+  '/suno-imagine',
+  '/udio-imagine',
+  '/faceswap',
+]);
+
+/** Answers like the provider API does for the sample calls: POST /fetch, the submissions, 404 for any other path. */
 export async function startRecorder(): Promise<Recorder> {
   const requests: Recorded[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const answer = req.url === '/fetch' ? { task_id: 'task-1', status: 'success', percentage: 100 } : { task_id: 'task-1' };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      const path = req.url ?? '';
+      requests.push({ method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const json = (status: number, answer: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      if (path === '/fetch') json(200, { task_id: 'task-1', task_type: 'imagine', status: 'finished', percentage: '100' });
+      else if (SUBMIT_PATHS.has(path)) json(200, { task_id: 'task-1' });
+      else json(404, { message: 'Not found', errors: [{ msg: 'Not found', code: 'not_found' }] });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

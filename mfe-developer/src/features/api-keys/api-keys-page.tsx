@@ -4,7 +4,7 @@ import { EmptyState, Heading, SimpleGrid, Skeleton, Stack, Text } from '@chakra-
 import type { ApiKeysGateway } from './gateway.ts';
 import { describeFailure, TEXTS } from './key-rules.ts';
 import { useLocalChange } from './use-local-change.ts';
-import { parseLanguage, parseRequestType, type Language, type RequestType } from './sample-code.ts';
+import { parseEndpoint, parseLanguage, parseRequestType, type EndpointId, type Language, type RequestType } from './sample-code.ts';
 import { KeyCard } from './components/key-card.tsx';
 import { WebhookCard } from './components/webhook-card.tsx';
 import { QuickTips } from './components/quick-tips.tsx';
@@ -36,11 +36,12 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
   const [searchParams, setSearchParams] = useSearchParams();
   const language = parseLanguage(searchParams.get('language'));
   const requestType = parseRequestType(searchParams.get('requestType'));
+  const endpoint = parseEndpoint(searchParams.get('endpoint'));
   const [revealed, setRevealed] = useState(false);
   const [apiKey, recordNewKey] = useLocalChange(account?.apiKey ?? '');
   const [webhookUrl, recordWebhookUrl] = useLocalChange(account?.webhookUrl ?? null);
 
-  const setParam = (name: 'language' | 'requestType', value: Language | RequestType) =>
+  const setParam = (name: 'language' | 'requestType' | 'endpoint', value: Language | RequestType | EndpointId) =>
     // replace: switching samples is not worth a history entry each.
     setSearchParams(
       (prev) => {
@@ -135,8 +136,10 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
             baseUrl={apiBaseUrl}
             language={language}
             requestType={requestType}
+            endpoint={endpoint}
             onLanguageChange={(value) => setParam('language', value)}
             onRequestTypeChange={(value) => setParam('requestType', value)}
+            onEndpointChange={(value) => setParam('endpoint', value)}
             onCopy={(code) => copy(code, TEXTS.sampleCopied)}
           />
         </>

@@ -1,6 +1,16 @@
-import { Box, Button, Card, Code, HStack, SegmentGroup, Stack, Tabs, Text } from '@chakra-ui/react';
+import { Box, Button, Card, Code, Field, HStack, NativeSelect, SegmentGroup, Stack, Tabs, Text } from '@chakra-ui/react';
 import { displayKey } from '../key-rules.ts';
-import { buildSample, DEFAULT_REQUEST_TYPE, LANGUAGES, REQUEST_TYPES, requestUrl, type Language, type RequestType } from '../sample-code.ts';
+import {
+  buildSample,
+  DEFAULT_REQUEST_TYPE,
+  GENERATE_ENDPOINTS,
+  LANGUAGES,
+  REQUEST_TYPES,
+  requestUrl,
+  type EndpointId,
+  type Language,
+  type RequestType,
+} from '../sample-code.ts';
 
 type Props = {
   apiKey: string;
@@ -9,8 +19,11 @@ type Props = {
   language: Language;
   /** '' when the URL names none yet: the Generate sample is shown. */
   requestType: RequestType | '';
+  /** What the Generate sample starts (the Endpoint chooser). */
+  endpoint: EndpointId;
   onLanguageChange: (language: Language) => void;
   onRequestTypeChange: (requestType: RequestType) => void;
+  onEndpointChange: (endpoint: EndpointId) => void;
   /** Receives the code with the real key, whatever the screen shows. */
   onCopy: (code: string) => Promise<void>;
 };
@@ -18,17 +31,23 @@ type Props = {
 const isLanguage = (value: string): value is Language => LANGUAGES.some((l) => l.id === value);
 const languageLabel = (id: Language) => LANGUAGES.find((l) => l.id === id)!.label;
 const isRequestType = (value: string | null): value is RequestType => REQUEST_TYPES.some((r) => r.id === value);
+const isEndpoint = (value: string): value is EndpointId => GENERATE_ENDPOINTS.some((e) => e.id === value);
 
-/** Runnable samples of POST /pro/imagine and POST /fetch with the user's key, per language. */
-export function SampleCodeCard({ apiKey, revealed, baseUrl, language, requestType, onLanguageChange, onRequestTypeChange, onCopy }: Props) {
+/**
+ * Runnable samples of the APIFRAME v1 calls with the user's key, per language: Generate starts a
+ * task on the chosen endpoint (POST /imagine, /flux-imagine, … /faceswap), Fetch reads it (POST /fetch).
+ */
+export function SampleCodeCard(props: Props) {
+  const { apiKey, revealed, baseUrl, language, requestType, endpoint, onLanguageChange, onRequestTypeChange, onEndpointChange, onCopy } = props;
   const type = requestType || DEFAULT_REQUEST_TYPE;
-  const shown = buildSample({ language, requestType: type, baseUrl, apiKey: displayKey(apiKey, revealed) });
+  const sample = { language, requestType: type, endpoint, baseUrl };
+  const shown = buildSample({ ...sample, apiKey: displayKey(apiKey, revealed) });
 
   return (
     <Card.Root variant="outline" data-testid="sample-code-card">
       <Card.Header>
         <Card.Title as="h2">Sample code</Card.Title>
-        <Card.Description>Start a generation, then fetch its result. Each sample runs as is.</Card.Description>
+        <Card.Description>Start a task on any model through the v1 paths, then read its result with POST /fetch. Each sample runs as is.</Card.Description>
       </Card.Header>
       <Card.Body gap="4">
         <Tabs.Root value={language} onValueChange={(e) => isLanguage(e.value) && onLanguageChange(e.value)} variant="line" colorPalette="brand">
@@ -54,13 +73,32 @@ export function SampleCodeCard({ apiKey, revealed, baseUrl, language, requestTyp
           {/* One panel that follows the selected tab: the code is derived, nothing to keep per tab. */}
           <Tabs.Content value={language} pt="4">
             <Stack gap="3">
+              {type === 'generate' && (
+                <Field.Root maxW="xs">
+                  <Field.Label>Endpoint</Field.Label>
+                  <NativeSelect.Root size="sm">
+                    <NativeSelect.Field
+                      value={endpoint}
+                      onChange={(e) => isEndpoint(e.currentTarget.value) && onEndpointChange(e.currentTarget.value)}
+                      data-testid="sample-endpoint-select"
+                    >
+                      {GENERATE_ENDPOINTS.map((e) => (
+                        <option key={e.id} value={e.id}>
+                          {e.label} ({e.path})
+                        </option>
+                      ))}
+                    </NativeSelect.Field>
+                    <NativeSelect.Indicator />
+                  </NativeSelect.Root>
+                </Field.Root>
+              )}
               <HStack justify="space-between" wrap="wrap" gap="2">
                 <Text textStyle="sm" color="fg.muted">
                   <Code size="sm" data-testid="sample-endpoint">
-                    POST {requestUrl(baseUrl, type)}
+                    POST {requestUrl(baseUrl, type, endpoint)}
                   </Code>
                 </Text>
-                <Button size="sm" variant="outline" onClick={() => void onCopy(buildSample({ language, requestType: type, baseUrl, apiKey }))}>
+                <Button size="sm" variant="outline" onClick={() => void onCopy(buildSample({ ...sample, apiKey }))}>
                   Copy code
                 </Button>
               </HStack>
@@ -71,6 +109,7 @@ export function SampleCodeCard({ apiKey, revealed, baseUrl, language, requestTyp
                 data-testid="sample-code"
                 data-language={language}
                 data-request-type={type}
+                data-endpoint={type === 'generate' ? endpoint : undefined}
                 fontFamily="mono"
                 textStyle="xs"
                 lineHeight="1.7"
