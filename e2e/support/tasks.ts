@@ -111,12 +111,15 @@ export async function submitTask(apiKey: string, pathname: string, body: unknown
   return (await callApi<{ task_id: string }>(apiKey, pathname, body)).task_id;
 }
 
-/** Polls POST /fetch until the task is terminal; answers its last view. */
-export async function waitForTerminal(apiKey: string, taskId: string, timeoutMs = 60_000): Promise<{ status: string; result: { message?: string } | null }> {
+/** A task as POST /fetch answers it (the APIFRAME v1 view; the fields these journeys read). */
+type FetchedTask = { status: string; percentage: string; message?: string; result: { message?: string } | null };
+
+/** Polls POST /fetch, as a v1 client does, until the task is finished or failed; answers its last view. */
+export async function waitForTerminal(apiKey: string, taskId: string, timeoutMs = 60_000): Promise<FetchedTask> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const view = await callApi<{ status: string; result: { message?: string } | null }>(apiKey, '/fetch', { task_id: taskId });
-    if (['success', 'finished', 'failed'].includes(view.status)) return view;
+    const view = await callApi<FetchedTask>(apiKey, '/fetch', { task_id: taskId });
+    if (view.status === 'finished' || view.status === 'failed') return view;
     if (Date.now() > deadline) throw new Error(`task ${taskId} still ${view.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 250));
   }

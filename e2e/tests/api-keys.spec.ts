@@ -131,12 +131,12 @@ test.describe('the API Keys page', () => {
     const code = page.getByTestId('sample-code');
     await expect(code).toContainText(`"${API_URL}/fetch"`);
     await expect(code).toContainText('import urllib.request');
-    await expect(code).not.toContainText('/pro/imagine"');
+    await expect(code).not.toContainText('/imagine"');
 
     await page.getByRole('tab', { name: 'CURL' }).click();
     await page.getByTestId('request-type').getByText('Generate').click();
     await expect.poll(() => Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ language: 'curl', requestType: 'generate' });
-    await expect(code).toContainText(`curl -X POST '${API_URL}/pro/imagine'`);
+    await expect(code).toContainText(`curl -X POST '${API_URL}/imagine'`);
     await expect(code).toContainText(masked(key));
 
     await page.getByRole('button', { name: 'Copy code' }).click();
@@ -146,7 +146,7 @@ test.describe('the API Keys page', () => {
 
     // The copied command, run for real: its URL, method, headers and body against the platform API.
     const request = await parseCurl(copied);
-    expect(request).toMatchObject({ method: 'POST', url: `${API_URL}/pro/imagine`, headers: { Authorization: key, 'Content-Type': 'application/json' } });
+    expect(request).toMatchObject({ method: 'POST', url: `${API_URL}/imagine`, headers: { Authorization: key, 'Content-Type': 'application/json' } });
     const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body });
     const answer = (await res.json()) as { task_id?: string };
     expect(res.status, JSON.stringify(answer)).toBe(200);

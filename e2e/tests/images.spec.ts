@@ -10,11 +10,11 @@ test.describe('the galleries', () => {
     await applyCredit(user.id, 1_000, 'e2e credits for the gallery journey');
     const key = user.row.api_key;
     const imagineId = await submitTask(key, '/pro/imagine', { prompt: 'a lighthouse at dawn' });
-    expect((await waitForTerminal(key, imagineId)).status).toBe('success');
+    expect((await waitForTerminal(key, imagineId)).status).toBe('finished');
     const fluxId = await submitTask(key, '/flux/imagine', { prompt: 'a fox in the snow' });
-    expect((await waitForTerminal(key, fluxId)).status).toBe('success');
+    expect((await waitForTerminal(key, fluxId)).status).toBe('finished');
     const upscaleId = await submitTask(key, '/pro/upscale', { parent_task_id: imagineId, index: 2, type: '2x' });
-    expect((await waitForTerminal(key, upscaleId)).status).toBe('success');
+    expect((await waitForTerminal(key, upscaleId)).status).toBe('finished');
 
     await signIn(context, user);
     await page.goto('/dashboard/assets/images');

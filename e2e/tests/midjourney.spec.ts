@@ -64,12 +64,12 @@ test.describe('the Midjourney tool', () => {
       states.some((s) => ACTIVE.includes(s.status) && s.percentage !== null),
       `active state with progress shown: ${JSON.stringify(states)}`,
     ).toBe(true);
-    expect(states.at(-1)?.status).toMatch(/^(success|finished)$/);
+    expect(states.at(-1)?.status).toBe('finished');
     const percentages = states.map((s) => Number.parseInt(s.percentage ?? '', 10)).filter((n) => !Number.isNaN(n));
     expect(percentages, 'progress never goes backwards').toEqual([...percentages].sort((a, b) => a - b));
     expect(realtimeUpdates(imagineId), 'UPDATEs of the task over realtime').toBeGreaterThan(0);
     const imagined = await readTaskRow(imagineId);
-    expect(imagined).toMatchObject({ type: 'imagine', status: expect.stringMatching(/^(success|finished)$/) });
+    expect(imagined).toMatchObject({ type: 'imagine', status: 'finished' });
     await screenshot(page, 'midjourney-grid-dark');
 
     // Upscale image 2: a new task, the URL follows it, one picture.
@@ -77,7 +77,8 @@ test.describe('the Midjourney tool', () => {
     const upscaleId = await nextTaskId(page, imagineId);
     await expect(page.getByTestId('result-single')).toBeVisible({ timeout: 60_000 });
     await expect(page.getByTestId('result-single').getByRole('img')).toHaveCount(1);
-    expect(await readTaskRow(upscaleId)).toMatchObject({ type: 'upscale#2', parent_id: imagineId });
+    // spec §7: the Upscale button sends {parent_task_id, index, type: 'creative'}
+    expect(await readTaskRow(upscaleId)).toMatchObject({ type: 'upscale-creative', parent_id: imagineId });
 
     // Back to the grid: ?taskId= restores it; then a variation of image 1.
     await page.goBack();
@@ -125,9 +126,9 @@ test.describe('the Midjourney tool', () => {
     // A real failure of the local engine: a 4x upscale of a 4x upscale exceeds its output limit
     // (4096×4096 pixels), so the worker fails the task and refunds it.
     const imagineId = await submitTask(key, '/pro/imagine', { prompt: 'a small red cube on a table' });
-    expect((await waitForTerminal(key, imagineId)).status).toBe('success');
+    expect((await waitForTerminal(key, imagineId)).status).toBe('finished');
     const largeId = await submitTask(key, '/pro/upscale', { parent_task_id: imagineId, index: 1, type: '4x' });
-    expect((await waitForTerminal(key, largeId)).status).toBe('success');
+    expect((await waitForTerminal(key, largeId)).status).toBe('finished');
     const before = await readCredits(user.id);
 
     const failingId = await submitTask(key, '/pro/upscale', { parent_task_id: largeId, index: 1, type: '4x' });

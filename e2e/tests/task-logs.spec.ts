@@ -12,7 +12,7 @@ test.describe('Task Logs', () => {
     const imagines: string[] = [];
     for (let i = 0; i < 11; i++) imagines.push(await submitTask(key, '/pro/imagine', { prompt: `a lighthouse, take ${i}` }));
     const fluxId = await submitTask(key, '/flux/imagine', { prompt: 'a lighthouse in flux' });
-    for (const id of [...imagines, fluxId]) expect((await waitForTerminal(key, id)).status).toBe('success');
+    for (const id of [...imagines, fluxId]) expect((await waitForTerminal(key, id)).status).toBe('finished');
 
     await signIn(context, user);
     await page.goto('/dashboard/task-logs');
@@ -22,6 +22,7 @@ test.describe('Task Logs', () => {
     await expect(rows).toHaveCount(12);
     await expect(rows.first()).toHaveAttribute('data-task-id', fluxId);
     await expect(rows.first()).toContainText('flux-imagine');
+    await expect(rows.first()).toContainText('finished');
     await expect(rows.first().getByTestId('created-at')).toHaveText(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     await screenshot(page, 'task-logs');
 
@@ -35,6 +36,8 @@ test.describe('Task Logs', () => {
     await expect(rows).toHaveCount(1);
     await expect(page).toHaveURL(/\/dashboard\/task-logs\?type=flux$/);
     await page.getByTestId('type-filter').selectOption('midjourney');
+    await expect(rows).toHaveCount(11);
+    await page.getByTestId('status-filter').selectOption('finished');
     await expect(rows).toHaveCount(11);
     await page.getByTestId('status-filter').selectOption('failed');
     await expect(page.getByTestId('task-logs-empty')).toHaveText('No results.');
