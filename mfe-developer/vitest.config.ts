@@ -3,5 +3,12 @@ import { defineConfig } from 'vitest/config';
 // Pure logic runs in node; component tests opt into jsdom with a `@vitest-environment jsdom` comment.
 // CI retries a failed test once, as the journeys do; `npm test` names every test that needed it
 export default defineConfig({
-  test: { retry: process.env.CI ? 1 : 0, environment: 'node', include: ['test/**/*.test.{ts,tsx}'], setupFiles: ['@aim/shared-kit/testing/dom-setup'] },
+  test: {
+    retry: process.env.CI ? 1 : 0,
+    // the gateway suite starts the local Supabase services (PGlite + migrations): over 10 s on a loaded 2-core machine
+    hookTimeout: 60_000,
+    environment: 'node',
+    include: ['test/**/*.test.{ts,tsx}'],
+    setupFiles: ['@aim/shared-kit/testing/dom-setup'],
+  },
 });

@@ -244,7 +244,7 @@ describe('step 1, Prepare', () => {
     decoded('me-1.jpg', 4032, 3024);
     await fillPerson(user);
     await user.click(button('Upload photos'));
-    await waitFor(() => expect(fake.gateway.uploadPhotos).toHaveBeenCalled());
+    await waitFor(() => expect(fake.gateway.uploadPhotos).toHaveBeenCalled(), { timeout: 10_000 }); // preparePhoto decodes and scales real pictures: slow on a loaded machine
     expect(preparePhoto).toHaveBeenCalledWith(expect.objectContaining({ name: 'me-1.jpg' }), { width: 4032, height: 3024 });
     expect(preparePhoto).toHaveBeenCalledWith(expect.objectContaining({ name: 'me-2.jpg' }), null);
     const { images } = vi.mocked(fake.gateway.uploadPhotos).mock.calls[0]![0];
@@ -259,7 +259,7 @@ describe('step 1, Prepare', () => {
     await user.upload(screen.getByLabelText('Photos'), photos(10));
     await fillPerson(user);
     await user.click(button('Upload photos'));
-    await waitFor(() => expect(notifyError).toHaveBeenCalledWith('Error uploading and preparing training data!'));
+    await waitFor(() => expect(notifyError).toHaveBeenCalledWith('Error uploading and preparing training data!'), { timeout: 10_000 });
     expect(screen.getByTestId('prepare-error').textContent).toBe('me-4.jpg: not a JPEG, PNG or WebP image');
     expect(thumbs()).toHaveLength(10);
     expect((screen.getByLabelText('Age') as HTMLInputElement).value).toBe('34');

@@ -105,17 +105,22 @@ describe.each(testDatabaseKinds())('cross-tenant isolation on %s', (kind) => {
           status === 'SUBSCRIBED' ? resolve() : status === 'CHANNEL_ERROR' || status === 'TIMED_OUT' ? reject(err ?? new Error(status)) : undefined,
         ),
       );
+    // a channel name of its own per attempt: a retried test must not add handlers to the first attempt's channel
+    const attempt = crypto.randomUUID().slice(0, 8);
     const watch = (client: SupabaseClient, who: 'alice' | 'bob') =>
       client
-        .channel(`x-${who}`)
+        .channel(`x-${who}-${attempt}`)
         .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'tasks', filter: `id=eq.${a.taskId}` }, () => got[who]++)
         .on('postgres_changes', { event: 'UPDATE', schema: 'public', table: 'mdusers', filter: `id=eq.${a.id}` }, () => got[who]++);
-    await Promise.all([joined(watch(alice, 'alice')), joined(watch(bob, 'bob'))]);
+    const channels = [watch(alice, 'alice'), watch(bob, 'bob')] as const;
+    await Promise.all(channels.map(joined));
     await sb.db.query(`update tasks set percentage = 50, status = 'processing' where id = $1`, [a.taskId]);
-    await sb.db.query(`select apply_credit($1, 5, $2, 'x')`, [a.id, `rt:${a.id}`]);
-    const deadline = Date.now() + 5000;
+    await sb.db.query(`select apply_credit($1, 5, $2, 'x')`, [a.id, `rt:${a.id}:${attempt}`]);
+    // generous on a loaded machine; bob's silence is then watched for the same settle time
+    const deadline = Date.now() + 15_000;
     while (got.alice < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 300));
+    await Promise.all([alice.removeChannel(channels[0]), bob.removeChannel(channels[1])]);
     expect(got).toEqual({ alice: 2, bob: 0 });
   });
 
