@@ -1,4 +1,4 @@
-export type { Db, Queryable, QueryResult, PgError } from './types.ts';
+export type { Db, Queryable, QueryResult, PgError, Statement } from './types.ts';
 export { isPgError } from './types.ts';
 export { openPglite } from './pglite.ts';
 export { openPostgres } from './postgres.ts';

@@ -1,5 +1,5 @@
-import { PGlite } from '@electric-sql/pglite';
-import type { Db, Queryable, QueryResult } from './types.ts';
+import { parse, PGlite, protocol } from '@electric-sql/pglite';
+import type { Db, Queryable, QueryResult, Statement } from './types.ts';
 
 // PGlite's byte count of a string parameter assumes every low surrogate follows a high one:
 // with a lone surrogate the count and the bytes written disagree, and Postgres refuses the
@@ -24,6 +24,32 @@ function wrap(q: Pick<PGlite, 'query' | 'exec'>): Queryable {
   };
 }
 
+/**
+ * The statements as one protocol message (Parse, Bind, Describe, Execute each, then one
+ * Sync), run in one call under both of PGlite's locks, as its own query() is.
+ */
+async function pipeline(pg: PGlite, statements: Statement[]): Promise<QueryResult[]> {
+  const parts: Uint8Array[] = [];
+  for (const s of statements) {
+    parts.push(protocol.serialize.parse({ text: s.sql, types: [] }));
+    parts.push(protocol.serialize.bind({ values: (s.params ?? []).map((v) => (v === null ? null : (wellFormed(v) as string))) }));
+    parts.push(protocol.serialize.describe({ type: 'P' }));
+    parts.push(protocol.serialize.execute({}));
+  }
+  parts.push(protocol.serialize.sync());
+  const message = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    message.set(p, at);
+    at += p.length;
+  }
+  // throws the first error; the Sync has run by then, which ended the implicit transaction
+  const { messages } = await pg._runExclusiveTransaction(() => pg._runExclusiveQuery(() => pg.execProtocol(message)));
+  return parse
+    .parseResults(messages, pg.parsers)
+    .map((r) => ({ rows: r.rows as Record<string, unknown>[], fields: r.fields, rowCount: (r as { rowCount?: number }).rowCount ?? r.rows.length }));
+}
+
 /** Opens (or creates) a PGlite database. `dataDir` undefined → in memory. */
 export async function openPglite(dataDir?: string): Promise<Db> {
   const pg = await PGlite.create(dataDir ? { dataDir } : {});
@@ -32,6 +58,7 @@ export async function openPglite(dataDir?: string): Promise<Db> {
     kind: 'pglite',
     ...base,
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    pipeline: (statements) => pipeline(pg, statements),
     async listen(channel, onPayload) {
       const unsub = await pg.listen(channel, onPayload);
       return async () => {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createPgListener } from './pg-listener.ts';
-import type { Db, Queryable, QueryResult } from './types.ts';
+import type { Db, Queryable, QueryResult, Statement } from './types.ts';
 
 // int8 as a JS number (ids, counts, credits stay far below 2^53), like PGlite does.
 const types = {
@@ -20,6 +20,100 @@ function wrap(c: Pick<pg.PoolClient, 'query'>): Queryable {
       await c.query(sql);
     },
   };
+}
+
+/** What node-postgres hands a custom query (a "Submittable", as pg-cursor uses). */
+interface PgConnection {
+  parse(query: { text: string; types: number[] }): void;
+  bind(config: { values: (string | null)[] }): void;
+  describe(msg: { type: 'P' }): void;
+  execute(config: { rows: number }): void;
+  sync(): void;
+  sendCopyFail(message: string): void;
+}
+
+interface PgField {
+  name: string;
+  dataTypeID: number;
+}
+
+/**
+ * The statements sent at once (Parse, Bind, Describe, Execute each, then one Sync): one round
+ * trip, one implicit transaction. The client calls these handlers as the replies arrive and
+ * runs nothing else on the connection until ReadyForQuery.
+ */
+class Pipeline {
+  private readonly results: QueryResult[] = [];
+  private fields: PgField[] = [];
+  private parsers: ((v: string) => unknown)[] = [];
+  private rows: Record<string, unknown>[] = [];
+  private settled = false;
+
+  constructor(
+    private readonly statements: Statement[],
+    private readonly resolve: (results: QueryResult[]) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  submit(connection: PgConnection) {
+    for (const s of this.statements) {
+      connection.parse({ text: s.sql, types: [] });
+      connection.bind({ values: s.params ?? [] });
+      connection.describe({ type: 'P' });
+      connection.execute({ rows: 0 });
+    }
+    connection.sync();
+  }
+
+  handleRowDescription(msg: { fields: PgField[] }) {
+    this.fields = msg.fields;
+    this.parsers = msg.fields.map((f) => types.getTypeParser(f.dataTypeID, 'text') as (v: string) => unknown);
+  }
+
+  handleDataRow(msg: { fields: (string | null)[] }) {
+    const row: Record<string, unknown> = {};
+    msg.fields.forEach((v, i) => {
+      row[this.fields[i].name] = v === null ? null : this.parsers[i](v);
+    });
+    this.rows.push(row);
+  }
+
+  handleCommandComplete(msg: { text: string }) {
+    const count = Number.parseInt(msg.text.slice(msg.text.lastIndexOf(' ') + 1), 10);
+    this.results.push({
+      rows: this.rows,
+      fields: this.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+      rowCount: Number.isNaN(count) ? this.rows.length : count,
+    });
+    this.fields = [];
+    this.parsers = [];
+    this.rows = [];
+  }
+
+  handleEmptyQuery() {
+    this.results.push({ rows: [], fields: [], rowCount: 0 });
+  }
+
+  handlePortalSuspended() {}
+
+  handleCopyInResponse(connection: PgConnection) {
+    connection.sendCopyFail('COPY is not supported in a pipeline');
+  }
+
+  handleCopyData() {}
+
+  /** A database error (the server skips to the Sync, rolling back) or a lost connection. */
+  handleError(error: Error) {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(error);
+  }
+
+  handleReadyForQuery() {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve(this.results);
+  }
 }
 
 /**
@@ -63,6 +157,22 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
       } finally {
         client.removeListener('error', onError);
         // an Error destroys the client instead of handing a dead connection to the next caller
+        client.release(broken);
+      }
+    },
+    async pipeline(statements) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on('error', onError);
+      try {
+        return await new Promise<QueryResult[]>((resolve, reject) => {
+          client.query(new Pipeline(statements, resolve, reject) as never);
+        });
+      } finally {
+        client.removeListener('error', onError);
         client.release(broken);
       }
     },

@@ -15,6 +15,12 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** One statement of a pipeline: SQL with `$n` parameters, each text or null. */
+export interface Statement {
+  sql: string;
+  params?: (string | null)[];
+}
+
 export interface ListenOptions {
   /** Called when the listening connection is back after a drop. */
   onReconnect?: () => void;
@@ -24,6 +30,14 @@ export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs fn in one transaction (BEGIN … COMMIT, ROLLBACK on throw). */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Sends the statements together (the extended protocol's pipeline, one Sync at the end):
+   * one round trip on PostgreSQL, one call into PGlite. They run in one implicit
+   * transaction, so set_config(…, true) made by one holds for the next; an error stops the
+   * rest and rolls everything back. For reads: the transaction has committed when this
+   * resolves, so a caller cannot roll writes back after looking at the results.
+   */
+  pipeline(statements: Statement[]): Promise<QueryResult[]>;
   /**
    * LISTEN on a channel; resolves to an unsubscribe function. On PostgreSQL the listening
    * connection survives drops (it reconnects with backoff and listens again); `onReconnect`

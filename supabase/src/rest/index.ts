@@ -31,15 +31,18 @@ const STATEMENT_TIMEOUT: Partial<Record<ApiRole, string>> = { anon: '3s', authen
 /**
  * PostgREST's first statement of every request (Query/PreQuery.hs): transaction-local
  * search path, role, JWT claims and request info, so nothing leaks to the next request
- * (PGlite serves everyone on one connection).
+ * (PGlite serves everyone on one connection). Reads also make the transaction read only
+ * here (allowed after its first statement; only the way back to read-write is not), so it
+ * costs no statement of its own.
  */
-const PRE_REQUEST = `select set_config('search_path', 'public, extensions', true),
+const PRE_REQUEST_SETTINGS = `select set_config('search_path', 'public, extensions', true),
   set_config('role', $1, true),
   set_config('request.jwt.claims', $2, true),
   set_config('request.method', $3, true),
   set_config('request.path', $4, true),
   set_config('request.headers', $5, true),
   set_config('statement_timeout', coalesce($6, current_setting('statement_timeout')), true)`;
+const PRE_REQUEST = { write: PRE_REQUEST_SETTINGS, read: `${PRE_REQUEST_SETTINGS},\n  set_config('transaction_read_only', 'on', true)` };
 
 type Target = { kind: 'table' | 'rpc'; name: string };
 
@@ -109,7 +112,11 @@ async function buildPlan(ctx: LocalContext, target: Target, req: RestRequest): P
   return planRpc(req, chosen.fn, chosen.singleJson, args, parts);
 }
 
-/** Runs the plan in one transaction as the request's role (PostgREST's transaction model). */
+/**
+ * Runs the plan in one transaction as the request's role (PostgREST's transaction model).
+ * A read sends its settings and its query together (Db.pipeline: one round trip, no
+ * BEGIN/COMMIT); a write runs in transaction(), since `finish` may still roll it back.
+ */
 async function execute(ctx: LocalContext, c: Context, auth: RequestAuth, target: Target, plan: Plan): Promise<Reply> {
   const { sql } = plan;
   if (sql === undefined) return plan.finish({ rows: [], fields: [], rowCount: 0 });
@@ -117,11 +124,17 @@ async function execute(ctx: LocalContext, c: Context, auth: RequestAuth, target:
   c.req.raw.headers.forEach((value, key) => {
     requestHeaders[key] = value;
   });
-  const headers = JSON.stringify(requestHeaders);
   const path = target.kind === 'rpc' ? `/rpc/${target.name}` : `/${target.name}`;
+  const settings = [auth.role, JSON.stringify(auth.claims), c.req.method, path, JSON.stringify(requestHeaders), STATEMENT_TIMEOUT[auth.role] ?? null];
+  if (plan.readOnly) {
+    const [, result] = await ctx.db.pipeline([
+      { sql: PRE_REQUEST.read, params: settings },
+      { sql, params: plan.params },
+    ]);
+    return plan.finish(result);
+  }
   return ctx.db.transaction(async (tx) => {
-    if (plan.readOnly) await tx.query('set transaction read only');
-    await tx.query(PRE_REQUEST, [auth.role, JSON.stringify(auth.claims), c.req.method, path, headers, STATEMENT_TIMEOUT[auth.role] ?? null]);
+    await tx.query(PRE_REQUEST.write, settings);
     const result: QueryResult = await tx.query(sql, plan.params);
     return plan.finish(result);
   });

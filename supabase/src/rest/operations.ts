@@ -37,7 +37,7 @@ export interface Plan {
   readOnly: boolean;
   /** Absent when there is nothing to run (PATCH with an empty object). */
   sql?: string;
-  params: unknown[];
+  params: string[];
   finish(result: QueryResult): Reply;
 }
 

@@ -8,8 +8,9 @@ import { outputName, type Condition, type Field, type Operator, type OrderTerm, 
  */
 
 export class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
+  /** Bound as text: Postgres casts each to the type the statement needs. */
+  readonly values: string[] = [];
+  add(value: string): string {
     this.values.push(value);
     return `$${this.values.length}`;
   }
@@ -99,11 +100,12 @@ export function renderCondition(c: Condition, qualifier: string, p: Params): str
       sql = `${field} ${IS_SQL[value as string]}`;
     } else if (TSQUERY[c.op]) {
       const config = c.language ? `${p.add(c.language)}::regconfig, ` : '';
-      sql = `${field} @@ ${TSQUERY[c.op]}(${config}${p.add(value)})`;
+      sql = `${field} @@ ${TSQUERY[c.op]}(${config}${p.add(value as string)})`;
     } else if (c.quantifier) {
-      sql = `${field} ${COMPARE[c.op]} ${c.quantifier}(${p.add(value)})`;
+      sql = `${field} ${COMPARE[c.op]} ${c.quantifier}(${p.add(value as string)})`;
     } else {
-      sql = `${field} ${COMPARE[c.op]} ${p.add(value)}`;
+      // only `in` carries a list (above)
+      sql = `${field} ${COMPARE[c.op]} ${p.add(value as string)}`;
     }
   }
   return c.negate ? `not ${sql.startsWith('(') ? sql : `(${sql})`}` : sql;
