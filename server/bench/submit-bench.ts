@@ -1,11 +1,14 @@
 /**
  * Submit throughput: POST /pro/imagine through the whole API (auth, validation, price,
- * hold + task + job in one transaction) against a baseline measured in the same run: a
- * bare transaction that applies the same ledger hold and inserts the same task row.
- * On PGlite (in memory) and on PostgreSQL (a throw-away server, or BENCH_DATABASE_URL).
- * No worker runs: only the submit path is measured.
+ * hold + task + job) against a baseline measured in the same run: a bare transaction that
+ * applies the same ledger hold, inserts the same task row and the same job row (announced
+ * with the same NOTIFY). On PGlite (in memory) and on PostgreSQL (a throw-away server, or
+ * BENCH_DATABASE_URL). No worker runs: only the submit path is measured. The two loops take
+ * turns (`--rounds`, each a share of `--requests`) so a machine that gets busier or quieter
+ * during the run weighs on both alike; `statementsPerSubmit` counts the database calls of one
+ * API submit (a transaction's BEGIN and COMMIT included).
  *
- *   npx tsx bench/submit-bench.ts [--requests 400] [--concurrency 16] [--users 8] [--databases pglite,postgres]
+ *   npx tsx bench/submit-bench.ts [--requests 400] [--concurrency 16] [--users 8] [--rounds 4] [--databases pglite,postgres]
  *
  * Prints one JSON document on stdout.
  */
@@ -16,11 +19,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { migrate, openPglite, openPostgres, type Db } from '@aim/supabase/db';
+import { migrate, openPglite, openPostgres, type Db, type Queryable } from '@aim/supabase/db';
 import { startPostgres } from '../../supabase/test/support/postgres-server.ts';
 import { createApiApp } from '../src/app.ts';
 import { createLocalEngine } from '../src/engines/local/index.ts';
 import { createEngineRegistry } from '../src/services/tasks/engine-registry.ts';
+import { JOB_CHANNEL } from '../src/repositories/job-repository.ts';
 import { createDiskMediaStore } from '../src/storage/disk-media-store.ts';
 
 const { values } = parseArgs({
@@ -28,12 +32,14 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '400' },
     concurrency: { type: 'string', default: '16' },
     users: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '4' },
     databases: { type: 'string', default: 'pglite,postgres' },
   },
 });
 const requests = Number(values.requests);
 const concurrency = Number(values.concurrency);
 const userCount = Number(values.users);
+const rounds = Math.max(1, Number(values.rounds));
 
 interface User {
   id: string;
@@ -53,56 +59,85 @@ async function createUsers(db: Db): Promise<User[]> {
   return users;
 }
 
-/** Runs `total` calls of `one` with `concurrency` in flight; answers the throughput and latency percentiles. */
-async function measure(total: number, one: (i: number) => Promise<void>) {
-  const latencies: number[] = [];
-  let next = 0;
+interface Samples {
+  latencies: number[];
+  elapsedMs: number;
+}
+
+/** Runs calls `from`..`to`-1 of `one` with `concurrency` in flight, adding their latencies and wall time to `into`. */
+async function run(into: Samples, from: number, to: number, one: (i: number) => Promise<void>) {
+  let next = from;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < total) {
+      while (next < to) {
         const i = next++;
         const t0 = performance.now();
         await one(i);
-        latencies.push(performance.now() - t0);
+        into.latencies.push(performance.now() - t0);
       }
     }),
   );
-  const elapsed = performance.now() - started;
+  into.elapsedMs += performance.now() - started;
+}
+
+/** The throughput and latency percentiles of what `run` gathered. */
+function summary({ latencies, elapsedMs }: Samples) {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] * 100) / 100;
-  return { requests: total, totalMs: Math.round(elapsed), perSecond: Math.round((total / elapsed) * 1000), p50Ms: pct(0.5), p95Ms: pct(0.95) };
+  const total = latencies.length;
+  return { requests: total, totalMs: Math.round(elapsedMs), perSecond: Math.round((total / elapsedMs) * 1000), p50Ms: pct(0.5), p95Ms: pct(0.95) };
+}
+
+/** `db` with its calls counted (transaction BEGIN and COMMIT as one each). */
+function counting(db: Db): { db: Db; calls: () => number } {
+  let calls = 0;
+  const count = (q: Queryable): Queryable => ({
+    query: (sql, params) => {
+      calls++;
+      return q.query(sql, params);
+    },
+    exec: (sql) => {
+      calls++;
+      return q.exec(sql);
+    },
+  });
+  const counted: Db = {
+    ...db,
+    ...count(db),
+    transaction: (fn) => {
+      calls += 2;
+      return db.transaction((tx) => fn(count(tx)));
+    },
+  };
+  return { db: counted, calls: () => calls };
 }
 
 async function benchOne(kind: 'pglite' | 'postgres', db: Db) {
   await migrate(db, { local: true });
   const mediaDir = await mkdtemp(path.join(os.tmpdir(), 'aim-bench-media-'));
+  const counted = counting(db);
   const app = createApiApp({
-    db,
+    db: counted.db,
     config: { embedded: true, publicUrl: 'http://localhost:8080', corsOrigins: [] },
     log: { info: () => {}, error: (msg, fields) => console.error(msg, fields) },
     media: createDiskMediaStore({ dir: mediaDir, publicUrl: 'http://localhost:8080' }),
     engines: createEngineRegistry([createLocalEngine()]),
   });
   const users = await createUsers(db);
-
-  // warm-up: JIT, prepared plans, pool connections
-  for (let i = 0; i < 20; i++) {
-    const u = users[i % users.length];
-    await app.request('/pro/imagine', { method: 'POST', headers: { authorization: u.apiKey, 'content-type': 'application/json' }, body: '{"prompt":"warm"}' });
-  }
-
-  const api = await measure(requests, async (i) => {
-    const u = users[i % users.length];
+  const submit = async (u: User, prompt: string) => {
     const res = await app.request('/pro/imagine', {
       method: 'POST',
       headers: { authorization: u.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: `bench prompt ${i}` }),
+      body: JSON.stringify({ prompt }),
     });
     if (res.status !== 200) throw new Error(`submit answered ${res.status}: ${await res.text()}`);
-  });
+  };
 
-  const baseline = await measure(requests, async (i) => {
+  const api: Samples = { latencies: [], elapsedMs: 0 };
+  const baseline: Samples = { latencies: [], elapsedMs: 0 };
+  const apiOne = (i: number) => submit(users[i % users.length], `bench prompt ${i}`);
+  const baselineOne = async (i: number) => {
     const u = users[i % users.length];
     const id = randomUUID();
     await db.transaction(async (tx) => {
@@ -113,8 +148,35 @@ async function benchOne(kind: 'pglite' | 'postgres', db: Db) {
         u.email,
         `bench prompt ${i}`,
       ]);
+      await tx.query(
+        `with job as (insert into public.task_jobs (task_id, queue, max_attempts) values ($1, 'local', 3) returning queue)
+         select pg_notify($2, queue) from job`,
+        [id, JOB_CHANNEL],
+      );
     });
-  });
+  };
+  // warm-up of both loops at full concurrency: JIT, plans, and the pool's connections (opened
+  // on demand: a loop that ran first at full concurrency would otherwise open them for the
+  // other); then one submit counted alone, once the auto top-up check, if the app runs one
+  // after the answer, has had time to finish
+  const idle = () => new Promise((resolve) => setTimeout(resolve, 100));
+  const warm: Samples = { latencies: [], elapsedMs: 0 };
+  await run(warm, 0, concurrency * 3, (i) => submit(users[i % users.length], 'warm'));
+  await run(warm, 0, concurrency * 3, baselineOne);
+  await idle();
+  const before = counted.calls();
+  await submit(users[0], 'counted');
+  await idle();
+  const statementsPerSubmit = counted.calls() - before;
+
+  for (let r = 0; r < rounds; r++) {
+    const from = Math.floor((requests * r) / rounds);
+    const to = Math.floor((requests * (r + 1)) / rounds);
+    await run(api, from, to, apiOne);
+    await run(baseline, from, to, baselineOne);
+  }
+  const apiSummary = summary(api);
+  const baselineSummary = summary(baseline);
 
   const { rows } = await db.query<{ bad: number }>(
     `select count(*)::int as bad from public.mdusers u
@@ -123,9 +185,11 @@ async function benchOne(kind: 'pglite' | 'postgres', db: Db) {
   await rm(mediaDir, { recursive: true, force: true });
   return {
     database: kind,
-    api,
-    baseline,
-    apiVsBaseline: Math.round((api.perSecond / baseline.perSecond) * 100) / 100,
+    api: apiSummary,
+    baseline: baselineSummary,
+    apiVsBaseline: Math.round((apiSummary.perSecond / baselineSummary.perSecond) * 100) / 100,
+    statementsPerSubmit,
+    baselineStatements: 5,
     ledgerConsistent: rows[0].bad === 0,
   };
 }
@@ -167,7 +231,8 @@ async function main() {
         requests,
         concurrency,
         users: userCount,
-        note: 'api = POST /pro/imagine in-process (app.request); baseline = apply_credit hold + task insert in one transaction, same db, same run',
+        rounds,
+        note: 'api = POST /pro/imagine in-process (app.request); baseline = BEGIN, apply_credit hold, task insert, job insert + NOTIFY, COMMIT; same db, same run, alternating rounds',
         results,
       },
       null,

@@ -6,7 +6,7 @@
  * registration of the queues each live worker serves (read by the stuck-task sweep).
  */
 import type { Db } from '@aim/supabase/db';
-import { JOB_CHANNEL, jobRepository, type JobRow } from '../repositories/job-repository.ts';
+import { type ClaimFairness, JOB_CHANNEL, jobRepository, type JobRow } from '../repositories/job-repository.ts';
 
 export type { JobRow } from '../repositories/job-repository.ts';
 
@@ -22,6 +22,8 @@ export interface JobQueueOptions {
   /** First retry delay; doubles per attempt. */
   backoffMs: number;
   maxBackoffMs: number;
+  /** How claims share a queue between accounts; FIFO when omitted (workers/queue-fairness.ts). */
+  fairness?: ClaimFairness;
 }
 
 /**
@@ -40,7 +42,9 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
     /** Claims up to `wanted` jobs of `queue`, at most `limit` live at once across all workers. */
     claim(queue: string, wanted: number, limit: number, exclude: string[]): Promise<JobRow[]> {
       if (wanted <= 0) return Promise.resolve([]);
-      return db.transaction((tx) => jobRepository(tx).claim({ queue, wanted, limit, workerId: options.workerId, leaseSeconds, exclude }));
+      return db.transaction((tx) =>
+        jobRepository(tx).claim({ queue, wanted, limit, workerId: options.workerId, leaseSeconds, exclude, fairness: options.fairness }),
+      );
     },
     /** Jobs whose worker died on their last attempt, leased to this worker so it can fail them. */
     claimExhausted(queue: string): Promise<JobRow[]> {

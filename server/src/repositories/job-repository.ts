@@ -32,23 +32,109 @@ export interface StuckJob {
   reason: StuckReason;
 }
 
-export function jobRepository(q: Queryable) {
-  return {
-    /** Enqueues the job of a new task and wakes listening workers at commit. */
-    async enqueue(taskId: string, queue: string, maxAttempts: number): Promise<void> {
-      await q.query(
-        `with job as (insert into public.task_jobs (task_id, queue, max_attempts) values ($1, $2, $3) returning queue)
-         select pg_notify($4, queue) from job`,
-        [taskId, queue, maxAttempts, JOB_CHANNEL],
-      );
-    },
+/** How a claim orders the runnable jobs of a queue among accounts (workers/queue-fairness.ts). */
+export interface ClaimFairness {
+  /** 'fifo': oldest job first, whoever owns it. 'account': accounts take turns. */
+  mode: 'fifo' | 'account';
+  /** 'account' only: an account never holds more live leases of one queue than this (null: no cap). */
+  maxRunningPerAccount?: number | null;
+}
 
+/** Runnable jobs, oldest first ($1 queue, $2 how many, $5 task ids to leave alone). */
+const FIFO_PICK = `
+  picked as (
+    select task_id from public.task_jobs
+     where queue = $1
+       and ((state = 'queued' and run_at <= now())
+         or (state = 'active' and lease_expires_at <= now() and attempts < max_attempts))
+       and not (task_id = any($5::uuid[]))
+     order by run_at, created_at
+     limit $2
+     for update skip locked
+  )`;
+
+/**
+ * Runnable jobs by account turns (same parameters, and $6: the per-account cap, or null).
+ * Each account's next jobs, in FIFO order, get turns running+1, running+2, … (running: its
+ * live leases in the queue); lower turns go first; among equal turns, the account served
+ * least recently (its latest claimed_at), then the older job. So an account with nothing
+ * running goes ahead of a backlog being worked on, and accounts with backlogs alternate.
+ *
+ * Index-driven whatever the backlog: `accounts` walks the accounts with queued jobs, one
+ * probe of task_jobs_account_ready_idx each (a skip scan); `heads` reads up to $2 jobs and
+ * one claimed_at (task_jobs_account_claimed_idx) per account; live and expired leases come
+ * from task_jobs_active_idx. Rows are locked only in `picked`, SKIP LOCKED, where the
+ * runnable condition is checked again on the locked row version.
+ */
+const FAIR_PICK = `
+  accounts (account_id) as (
+    (select account_id from public.task_jobs
+      where queue = $1 and state = 'queued' and account_id is not null
+      order by account_id limit 1)
+    union all
+    select (select n.account_id from public.task_jobs n
+             where n.queue = $1 and n.state = 'queued' and n.account_id > a.account_id
+             order by n.account_id limit 1)
+      from accounts a where a.account_id is not null
+  ),
+  heads as (
+    select h.task_id, h.account_id, h.run_at, h.created_at
+      from accounts a
+     cross join lateral (
+       select task_id, account_id, run_at, created_at from public.task_jobs
+        where queue = $1 and state = 'queued' and account_id = a.account_id and run_at <= now()
+        order by run_at, created_at
+        limit $2
+     ) h
+    union all
+    select task_id, account_id, run_at, created_at from public.task_jobs
+     where queue = $1 and state = 'active' and lease_expires_at <= now() and attempts < max_attempts
+  ),
+  turns as (
+    select h.task_id, h.run_at, h.created_at,
+           coalesce(r.n, 0) + row_number() over (partition by h.account_id order by h.run_at, h.created_at) as turn,
+           (select max(s.claimed_at) from public.task_jobs s
+             where s.queue = $1 and s.account_id = h.account_id and s.claimed_at is not null) as served_at
+      from heads h
+      left join (
+        select account_id, count(*) as n from public.task_jobs
+         where queue = $1 and state = 'active' and lease_expires_at > now()
+         group by account_id
+      ) r on r.account_id = h.account_id
+  ),
+  picked as (
+    select j.task_id from public.task_jobs j join turns t on t.task_id = j.task_id
+     where j.task_id = any (array(select task_id from turns))
+       and j.queue = $1
+       and ((j.state = 'queued' and j.run_at <= now())
+         or (j.state = 'active' and j.lease_expires_at <= now() and j.attempts < j.max_attempts))
+       and not (j.task_id = any($5::uuid[]))
+       and ($6::int is null or t.turn <= $6::int)
+     order by t.turn, t.served_at nulls first, t.run_at, t.created_at
+     limit $2
+     for update of j skip locked
+  )`;
+
+export function jobRepository(q: Queryable) {
+  // A new task's job is inserted (task_id, queue, max_attempts) and announced on JOB_CHANNEL
+  // by public.submit_task, in the statement that creates the task (taskRepository.submit).
+  return {
     /**
      * Claims up to `wanted` runnable jobs of `queue` (due queued jobs, and active jobs whose
      * lease expired with attempts left), never letting more than `limit` leases of the
      * queue be live at once. Run inside a transaction: the advisory lock is held to commit.
+     * The order is first in, first out (`fairness.mode` 'fifo'), or by account turns
+     * ('account', see FAIR_PICK); FIFO within one account either way.
      */
-    async claim(opts: { queue: string; wanted: number; limit: number; workerId: string; leaseSeconds: number; exclude: string[] }): Promise<JobRow[]> {
+    async claim(opts: {
+      queue: string;
+      wanted: number;
+      limit: number;
+      workerId: string;
+      leaseSeconds: number;
+      exclude: string[];
+      fairness?: ClaimFairness;
+    }): Promise<JobRow[]> {
       await q.query(`select pg_advisory_xact_lock(hashtext('aim_task_jobs:' || $1))`, [opts.queue]);
       const { rows: busy } = await q.query<{ n: number }>(
         `select count(*)::int as n from public.task_jobs where queue = $1 and state = 'active' and lease_expires_at > now()`,
@@ -56,25 +142,17 @@ export function jobRepository(q: Queryable) {
       );
       const take = Math.min(opts.wanted, opts.limit - busy[0].n);
       if (take <= 0) return [];
+      const fair = opts.fairness?.mode === 'account';
       const { rows } = await q.query<JobRow>(
-        `with picked as (
-           select task_id from public.task_jobs
-            where queue = $1
-              and ((state = 'queued' and run_at <= now())
-                or (state = 'active' and lease_expires_at <= now() and attempts < max_attempts))
-              and not (task_id = any($5::uuid[]))
-            order by run_at, created_at
-            limit $2
-            for update skip locked
-         )
+        `with recursive ${fair ? FAIR_PICK : FIFO_PICK}
          update public.task_jobs j
             set state = 'active', attempts = j.attempts + 1, lease_token = gen_random_uuid(), locked_by = $3,
-                lease_expires_at = now() + make_interval(secs => $4), updated_at = now()
+                lease_expires_at = now() + make_interval(secs => $4), claimed_at = now(), updated_at = now()
            from picked where j.task_id = picked.task_id
          returning ${JOB_COLUMNS.split(', ')
            .map((c) => `j.${c}`)
            .join(', ')}`,
-        [opts.queue, take, opts.workerId, opts.leaseSeconds, opts.exclude],
+        [opts.queue, take, opts.workerId, opts.leaseSeconds, opts.exclude, ...(fair ? [opts.fairness?.maxRunningPerAccount ?? null] : [])],
       );
       return rows;
     },

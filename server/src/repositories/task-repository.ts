@@ -78,15 +78,24 @@ const NOT_TERMINAL = `status not in ('success', 'finished', 'failed')`;
 
 export function taskRepository(q: Queryable) {
   return {
-    async insert(task: NewTask): Promise<TaskRow> {
-      const { rows } = await q.query<TaskRow>(
-        `insert into public.tasks (id, user_id, email, type, status, cost, prompt, parent_prompt, parent_id, mode, input_data, expires_at)
-         values ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11)
-         returning ${COLUMNS}, false as archived`,
+    /**
+     * Creates a task in one statement (public.submit_task): the hold (`hold:<id>` through
+     * public.apply_credit: the user's row locked, never below zero, SQLSTATE P0402 instead),
+     * the task row, its per-request webhook when it has a URL or a secret, its job on `queue`
+     * and the NOTIFY on `channel`, all or nothing. Answers whether billing's auto top-up has
+     * to look at the account now (auto top-up on and the balance below its threshold, or an
+     * attempt still open), read under the hold's row lock.
+     */
+    async submit(
+      task: NewTask & { webhook: { url: string | null; secret: string | null } | null; queue: string; maxAttempts: number; channel: string },
+    ): Promise<{ topUpDue: boolean }> {
+      const { rows } = await q.query<{ top_up_due: boolean }>(
+        `select public.submit_task($1::uuid, $2::text, $3::uuid, $4::text, $5::int, $6::text, $7::text, $8::uuid, $9::text, $10::jsonb,
+                                   $11::timestamptz, $12::text, $13::text, $14::text, $15::int, $16::text) as top_up_due`,
         [
-          task.id,
           task.userId,
           task.email,
+          task.id,
           task.type,
           task.cost,
           task.prompt,
@@ -95,19 +104,20 @@ export function taskRepository(q: Queryable) {
           task.mode ?? null,
           task.inputData ?? null,
           task.expiresAt ?? null,
+          task.webhook?.url ?? null,
+          task.webhook?.secret ?? null,
+          task.queue,
+          task.maxAttempts,
+          task.channel,
         ],
       );
-      return rows[0];
+      return { topUpDue: rows[0].top_up_due };
     },
 
     /** The user's balance, for a check before work that should not be done for nothing (the hold decides). */
     async creditsOf(userId: string): Promise<number> {
       const { rows } = await q.query<{ credits: number }>('select credits from public.mdusers where id = $1', [userId]);
       return rows[0]?.credits ?? 0;
-    },
-
-    async setWebhook(taskId: string, url: string | null, secret: string | null): Promise<void> {
-      await q.query('insert into public.task_webhooks (task_id, url, secret) values ($1, $2, $3)', [taskId, url, secret]);
     },
 
     /** The per-request webhook of a task (a null url means the account's URL), for the webhook sender. */

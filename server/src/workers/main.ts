@@ -5,6 +5,7 @@
 import { openPostgres } from '@aim/supabase/db';
 import { consoleLogger } from '../logger.ts';
 import { concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv } from './runtime.ts';
+import { queueFairnessFromEnv } from './queue-fairness.ts';
 import { createTaskSweeper, taskSweepFromEnv } from './task-sweeper.ts';
 import { createTaskWorker } from './task-worker.ts';
 import { createWebhookService } from '../webhooks/index.ts';
@@ -24,6 +25,7 @@ async function main() {
     media: mediaStoreFromEnv(publicUrl, env),
     engines,
     concurrency: concurrencyFromEnv(engines, env),
+    fairness: queueFairnessFromEnv(env),
     log,
   });
   // progress and completion webhooks are enqueued here; any API instance or worker dispatches them

@@ -11,6 +11,8 @@
  * REPLICATE_VIDEO_MODELS, REPLICATE_AUDIO_MODELS (each set: that family's task kinds run on the
  * models named; see engines/replicate/env.ts),
  * WORKER_CONCURRENCY (jobs per engine at once, default 2; the local face, video and audio engines always 1).
+ * QUEUE_FAIRNESS and QUEUE_MAX_RUNNING_PER_ACCOUNT (how workers share a queue between accounts)
+ * are read by the worker itself: see queue-fairness.ts.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

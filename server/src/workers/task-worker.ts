@@ -23,6 +23,7 @@ import { createImageFetcher, type ImageFetcher } from '../storage/image-fetcher.
 import type { MediaStore } from '../storage/media-store.ts';
 import { buildEngineJob } from './jobs/index.ts';
 import { createJobInputs } from './jobs/job-inputs.ts';
+import { type QueueFairness, queueFairnessFromEnv } from './queue-fairness.ts';
 import { createResultStore } from './store-result.ts';
 import { errorText, TransientError } from './worker-errors.ts';
 
@@ -35,6 +36,11 @@ export interface TaskWorkerOptions {
   log?: Logger;
   /** Names this worker in job rows (locked_by). Default host:pid:random. */
   workerId?: string;
+  /**
+   * How claims share a queue between accounts: accounts take turns ('account') or oldest
+   * first ('fifo'). Default: QUEUE_FAIRNESS / QUEUE_MAX_RUNNING_PER_ACCOUNT (account mode).
+   */
+  fairness?: QueueFairness;
   /** Jobs of one engine running at once across all workers, by engine name. Default 2 each. */
   concurrency?: Readonly<Record<string, number>>;
   /** A claim expires this long after the last heartbeat. Default 60 s. */
@@ -84,6 +90,7 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     leaseMs,
     backoffMs: options.backoffMs ?? 2000,
     maxBackoffMs: options.maxBackoffMs ?? 60_000,
+    fairness: options.fairness ?? queueFairnessFromEnv(),
   });
   const tasks = taskRepository(db);
   const inputs = createJobInputs({ tasks, media, images });

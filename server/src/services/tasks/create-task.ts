@@ -1,15 +1,17 @@
 /**
- * @module The one way a task is born: in a single transaction the credit hold is taken
- * (ledger source key `hold:<task id>`), the task row inserted, its webhook stored and its
- * job enqueued. Not enough credits rolls everything back: no task, no hold. Outside embedded
- * mode a kind whose engine only simulates it is refused (400 engine_unavailable) unless the
- * operator allows simulated engines, so nobody pays for a stand-in picture by mistake.
+ * @module The one way a task is born: in a single statement (public.submit_task, one round
+ * trip) the credit hold is taken (ledger source key `hold:<task id>`), the task row inserted,
+ * its webhook stored and its job enqueued. Not enough credits rolls everything back: no task,
+ * no hold. Outside embedded mode a kind whose engine only simulates it is refused (400
+ * engine_unavailable) unless the operator allows simulated engines, so nobody pays for a
+ * stand-in picture by mistake. Billing's auto top-up is called after the commit only when the
+ * same statement found it due.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@aim/supabase/db';
 import type { ApiConfig } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
-import { jobRepository } from '../../repositories/job-repository.ts';
+import { JOB_CHANNEL } from '../../repositories/job-repository.ts';
 import { isInsufficientCredits, taskRepository } from '../../repositories/task-repository.ts';
 import type { Account } from '../../repositories/user-repository.ts';
 import { priceOf } from '../pricing/catalog.ts';
@@ -25,7 +27,11 @@ export interface TaskDeps {
   config: Pick<ApiConfig, 'embedded' | 'allowSimulatedEngines'>;
   /** Engine attempts per task before it fails and is refunded. Default 3. */
   maxAttempts?: number;
-  /** Called after a hold is committed (billing's auto top-up check); must not throw. */
+  /**
+   * Called after a committed hold that billing's auto top-up has to look at (the balance went
+   * below the user's threshold, or an attempt is still open; decided in the same statement);
+   * must not throw, and runs after the answer is decided, off the request's database work.
+   */
   afterCharge?: (userId: string) => void;
 }
 
@@ -79,21 +85,26 @@ export async function assertCanCreateTask(deps: TaskDeps, account: Account, spec
 export async function createTask(deps: TaskDeps, account: Account, spec: TaskSpec): Promise<{ task_id: string }> {
   const { cost, queue } = priceAndQueue(deps, spec);
   const id = spec.id ?? randomUUID();
+  const webhook = spec.webhook && (spec.webhook.url || spec.webhook.secret) ? spec.webhook : null;
+  let topUpDue: boolean;
   try {
-    await deps.db.transaction(async (tx) => {
-      const tasks = taskRepository(tx);
-      // the hold first: it locks the user's row, so concurrent submits queue up here
-      await tasks.applyCredit(account.id, -cost, `hold:${id}`, `hold ${spec.type}`, id);
-      await tasks.insert({ ...spec, id, userId: account.id, email: account.email, cost });
-      if (spec.webhook && (spec.webhook.url || spec.webhook.secret)) {
-        await tasks.setWebhook(id, spec.webhook.url, spec.webhook.secret);
-      }
-      await jobRepository(tx).enqueue(id, queue, deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
-    });
+    // one statement, one round trip: hold (it locks the user's row, so concurrent submits
+    // queue up there), task, webhook, job and NOTIFY commit together or not at all
+    ({ topUpDue } = await taskRepository(deps.db).submit({
+      ...spec,
+      id,
+      userId: account.id,
+      email: account.email,
+      cost,
+      webhook,
+      queue,
+      maxAttempts: deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      channel: JOB_CHANNEL,
+    }));
   } catch (error) {
     if (isInsufficientCredits(error)) throw new ApiError('insufficient_credits', INSUFFICIENT_CREDITS_MESSAGE);
     throw error;
   }
-  deps.afterCharge?.(account.id);
+  if (topUpDue) deps.afterCharge?.(account.id);
   return { task_id: id };
 }
