@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+
 // The one shared map for the shell and every remote (Module Federation `shared`).
 // Build-time only: rsbuild configs import it; no browser code does.
 // - Every library that owns React context or module state is a singleton, or it fails
@@ -5,6 +7,10 @@
 // - Keys ending in '/' are prefix matches: without them subpath imports such as
 //   'react-dom/client', 'react/jsx-runtime', 'jotai/react' or '@aim/shared-kit/session'
 //   are bundled as private copies.
+// - '@chakra-ui/react' and react-router are deliberately absent: a shared library ships whole
+//   (Chakra 300 KiB gzip, react-router 67 KiB). Front-ends import them from '@aim/shared-kit/ui'
+//   and '@aim/shared-kit/router', singletons built with only what they re-export; emotion
+//   (Chakra's style cache) stays a singleton of its own.
 // - workspace:* is not a semver range, so shared-kit carries an explicit requiredVersion.
 const react = { singleton: true, requiredVersion: '^19.0.0' };
 const kit = { singleton: true, requiredVersion: '^0.1.0' };
@@ -14,15 +20,22 @@ export const sharedDeps = {
   'react/': react,
   'react-dom': react,
   'react-dom/': react,
-  'react-router': { singleton: true, requiredVersion: '^7.0.0' },
-  'react-router/': { singleton: true, requiredVersion: '^7.0.0' },
-  'react-router-dom': { singleton: true, requiredVersion: '^7.0.0' },
-  '@chakra-ui/react': { singleton: true, requiredVersion: '^3.0.0' },
   '@emotion/react': { singleton: true, requiredVersion: '^11.0.0' },
   '@emotion/react/': { singleton: true, requiredVersion: '^11.0.0' },
   jotai: { singleton: true, requiredVersion: '^3.0.0' },
   'jotai/': { singleton: true, requiredVersion: '^3.0.0' },
   '@aim/shared-kit/': kit,
+};
+
+/**
+ * Bundler aliases every browser build applies (shell and remotes: the shell provides shared-kit's
+ * supabase module, a remote's copy is its standalone fallback). The dashboard never uses
+ * Supabase Storage (with its Iceberg client) or Edge Functions, so supabase-js gets a stand-in for
+ * them: one createClient, one session, only auth + PostgREST + realtime shipped.
+ */
+export const supabaseAliases = {
+  '@supabase/storage-js$': fileURLToPath(new URL('./src/supabase-unused.ts', import.meta.url)),
+  '@supabase/functions-js$': fileURLToPath(new URL('./src/supabase-unused.ts', import.meta.url)),
 };
 
 /** Remote names exactly as runtime-config.json lists them. */
@@ -41,6 +54,9 @@ export function remoteBuild(opts: { name: (typeof remoteNames)[number]; folder: 
       shareStrategy: 'loaded-first' as const,
       // Types cost ~9 s per build on 2 cores; remotes are registered at run time, so nothing consumes them.
       dts: false,
+      // A smaller federation runtime in every remote entry (it is on every cold load's critical
+      // path): browser code only, and no loading of other remotes (only the shell does that).
+      experiments: { optimization: { target: 'web' as const, disableRemote: true } },
     },
     site: {
       source: { entry: { index: './src/index.ts' } },
@@ -53,6 +69,7 @@ export function remoteBuild(opts: { name: (typeof remoteNames)[number]; folder: 
       // Chunks must load from this remote's own origin wherever it is deployed; the default '/'
       // makes the shell request them from ITS origin (404, RUNTIME-008).
       output: { assetPrefix: 'auto' },
+      resolve: { alias: supabaseAliases },
     },
   };
 }

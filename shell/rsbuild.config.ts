@@ -1,7 +1,8 @@
 import { defineConfig } from '@rsbuild/core';
 import { pluginReact } from '@rsbuild/plugin-react';
 import { pluginModuleFederation } from '@module-federation/rsbuild-plugin';
-import { sharedDeps } from '@aim/shared-kit/mf-shared';
+import { sharedDeps, supabaseAliases } from '@aim/shared-kit/mf-shared';
+import { earlyPreloadScript } from './src/mf/early-preload.ts';
 
 export default defineConfig({
   plugins: [
@@ -14,10 +15,19 @@ export default defineConfig({
       // 'version-first' loads every remote entry at start-up, so one dead remote would take the shell down.
       shareStrategy: 'loaded-first',
       dts: false,
+      // Browser-only federation runtime (no Node code paths) in the shell entry.
+      experiments: { optimization: { target: 'web' } },
     }),
   ],
   source: { entry: { index: './src/index.ts' } },
-  html: { title: 'AI Media Dashboard', favicon: './src/assets/favicon.svg' },
+  resolve: { alias: supabaseAliases },
+  html: {
+    title: 'AI Media Dashboard',
+    favicon: './src/assets/favicon.svg',
+    // First in <head>: fetch the runtime config and a deep link's remote manifest, entry and
+    // chunks while the shell's own JavaScript loads (src/mf/early-preload.ts).
+    tags: [{ tag: 'script', children: earlyPreloadScript(), head: true, append: false }],
+  },
   server: {
     port: 3000,
     // A hand-written runtime-config.json for `rsbuild dev/preview` only; in embedded mode the

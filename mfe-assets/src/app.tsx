@@ -1,4 +1,4 @@
-import { Navigate } from 'react-router-dom';
+import { Navigate } from '@aim/shared-kit/router';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
 import { InstanceReport } from './instance-report.tsx';
 import { ImagesRoute } from './routes/images.tsx';

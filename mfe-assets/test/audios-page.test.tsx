@@ -9,6 +9,8 @@ import { system } from '@aim/shared-kit/theme';
 import { formatDuration, songsOf } from '../src/features/media/audio-songs.tsx';
 import type { MediaGateway, MediaItem, MediaQuery } from '../src/features/media/gateway.ts';
 import { MediaPage } from '../src/features/media/media-page.tsx';
+import type { PageCursor } from '../src/features/shared/keyset.ts';
+import { cursorOf, pageAfter } from './support/page-after.ts';
 
 const EMAIL = 'listener@example.com';
 
@@ -36,13 +38,12 @@ const task = (id: string, over: Partial<MediaItem> = {}): MediaItem => ({
 });
 
 function fakeGateway(pages: MediaItem[][]) {
-  const calls: { query: MediaQuery; offset: number }[] = [];
+  const calls: { query: MediaQuery; after: PageCursor | null }[] = [];
   const all = pages.flat();
   const gateway: MediaGateway = {
-    page: vi.fn(async (_email: string, _kind, query: MediaQuery, offset: number) => {
-      calls.push({ query, offset });
-      if (query.filter === 'Favorites') return all.filter((i) => i.favorite).map((i) => ({ ...i }));
-      return (pages[offset / 20] ?? []).map((i) => ({ ...i }));
+    page: vi.fn(async (_email: string, _kind, query: MediaQuery, after: PageCursor | null) => {
+      calls.push({ query, after });
+      return pageAfter(query.filter === 'Favorites' ? all.filter((i) => i.favorite) : all, after, 20).map((i) => ({ ...i }));
     }),
     toggleFavorite: vi.fn(async (_email: string, id: string) => {
       const found = all.find((i) => i.id === id)!;
@@ -127,7 +128,9 @@ describe('Audios gallery', () => {
     await waitFor(() => expect(cards()).toHaveLength(20));
     await user.click(screen.getByRole('button', { name: 'Load more' }));
     await waitFor(() => expect(cards()).toHaveLength(22));
-    expect(calls.map((c) => c.offset)).toEqual([0, 20]);
+    // after the last song task shown, even when all share one created_at (the id tells them apart)
+    expect(calls.map((c) => c.after)).toEqual([null, cursorOf(first[19]!)]);
+    expect(cards().map((c) => c.getAttribute('data-task-id'))).toEqual([...first.map((t) => t.id), 'b0', 'b1']);
   });
 
   it("plays rows without recorded songs from audio_urls, the task's lyrics once", () => {

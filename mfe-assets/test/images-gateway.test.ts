@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, type RunningLocalSupabase, signInWithMagicLink, startLocalSupabase } from '@aim/supabase/testing';
 import type { ImageFilter, ImageTab } from '../src/features/images/gallery-rules.ts';
 import { createImagesGateway, type GalleryQuery } from '../src/features/images/gateway.ts';
+import type { PageCursor } from '../src/features/shared/keyset.ts';
 
 describe('the Images gallery against the local Supabase services', () => {
   let sb: RunningLocalSupabase;
@@ -60,8 +61,8 @@ describe('the Images gallery against the local Supabase services', () => {
     await sb?.stop();
   });
 
-  const page = (over: Partial<GalleryQuery> = {}, offset = 0) =>
-    createImagesGateway(alice).page(email, { tab: 'All', filter: 'Everything', search: '', archive: false, ...over }, offset);
+  const page = (over: Partial<GalleryQuery> = {}, after: PageCursor | null = null) =>
+    createImagesGateway(alice).page(email, { tab: 'All', filter: 'Everything', search: '', archive: false, ...over }, after);
   const idsOf = async (over: Partial<GalleryQuery> = {}) => (await page(over)).map((i) => i.id);
 
   it('shows the caller’s finished pictures newest first, without hidden types, unfinished tasks, video or anyone else’s', async () => {
@@ -97,7 +98,11 @@ describe('the Images gallery against the local Supabase services', () => {
 
   it('shows the archive instead with Show Archive, and pages past the end are empty', async () => {
     expect(await idsOf({ archive: true })).toEqual([id.archived]);
-    expect(await page({}, 25)).toEqual([]);
+    const shown = await page();
+    const last = shown[shown.length - 1]!;
+    // after the last picture: nothing more; after the second, the rest
+    expect(await page({}, { created_at: last.created_at, id: last.id })).toEqual([]);
+    expect((await page({}, { created_at: shown[1]!.created_at, id: shown[1]!.id })).map((i) => i.id)).toEqual([id.variation, id.outpaint, id.flux]);
   });
 
   it('toggles favourites of the caller’s tasks, archived ones too, and refuses another user’s', async () => {

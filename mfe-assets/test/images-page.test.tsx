@@ -8,6 +8,8 @@ import { system } from '@aim/shared-kit/theme';
 import type { GalleryImage, GalleryQuery, ImagesGateway } from '../src/features/images/gateway.ts';
 import { ImagesPage } from '../src/features/images/images-page.tsx';
 import { GALLERY_TEXTS as TEXTS } from '../src/features/shared/gallery-ui.tsx';
+import type { PageCursor } from '../src/features/shared/keyset.ts';
+import { cursorOf, pageAfter } from './support/page-after.ts';
 
 const EMAIL = 'painter@example.com';
 const PAGE = 25;
@@ -19,16 +21,17 @@ function images(n: number, archived = false): GalleryImage[] {
     prompt: i === 0 ? 'a lighthouse at dawn' : `picture ${i}`,
     image_url: `http://localhost:8080/media/${i}.png`,
     favorite: i === 1,
-    created_at: new Date(Date.now() - i * 60_000).toISOString(),
+    // as the server sends it, in microseconds: a cursor rounded through Date would name no row
+    created_at: new Date(Date.now() - i * 60_000).toISOString().replace('Z', '456+00:00'),
   }));
 }
 
 /** Pages, filters and favourites over in-memory pictures, like the real gateway. */
 function fakeGateway(all: GalleryImage[], archived: GalleryImage[] = [], over: Partial<ImagesGateway> = {}) {
-  const calls: { query: GalleryQuery; offset: number }[] = [];
+  const calls: { query: GalleryQuery; after: PageCursor | null }[] = [];
   const gateway: ImagesGateway = {
-    page: vi.fn(async (_email: string, query: GalleryQuery, offset: number) => {
-      calls.push({ query, offset });
+    page: vi.fn(async (_email: string, query: GalleryQuery, after: PageCursor | null) => {
+      calls.push({ query, after });
       const source = query.archive ? archived : all;
       const matching = source.filter(
         (i) =>
@@ -36,7 +39,7 @@ function fakeGateway(all: GalleryImage[], archived: GalleryImage[] = [], over: P
           (query.filter !== 'Upscales' || i.type.startsWith('upscale')) &&
           (!query.search || (i.prompt ?? '').includes(query.search.trim())),
       );
-      return matching.slice(offset, offset + PAGE).map((i) => ({ ...i }));
+      return pageAfter(matching, after, PAGE).map((i) => ({ ...i }));
     }),
     toggleFavorite: vi.fn(async (_email: string, id: string) => {
       const image = [...all, ...archived].find((i) => i.id === id)!;
@@ -109,7 +112,7 @@ describe('Images gallery', () => {
     expect(within(first).getByText('just now')).toBeTruthy();
     expect(within(first).getByRole('img').getAttribute('src')).toBe('http://localhost:8080/media/0.png');
     expect(within(first).getByRole('link', { name: 'Open' }).getAttribute('href')).toBe('/dashboard/tools/midjourney?taskId=img-0');
-    expect(calls).toEqual([{ query: { tab: 'All', filter: 'Everything', search: '', archive: false }, offset: 0 }]);
+    expect(calls).toEqual([{ query: { tab: 'All', filter: 'Everything', search: '', archive: false }, after: null }]);
   });
 
   it('Open reopens a Faceswap picture in the Faceswap screen, AI photos in the AI Photos screen; a type no tool reopens has no Open', async () => {
@@ -127,13 +130,16 @@ describe('Images gallery', () => {
   });
 
   it('loads the next page when the end of the grid comes into view, after the delay, then stops at the end', async () => {
-    const { gateway, calls } = fakeGateway(images(30));
+    const all = images(30);
+    const { gateway, calls } = fakeGateway(all);
     renderPage(gateway);
     await waitFor(() => expect(cards()).toHaveLength(25));
     scrollToEnd();
     expect(screen.getAllByTestId('gallery-skeleton')).toHaveLength(10);
     await waitFor(() => expect(cards()).toHaveLength(30));
-    expect(calls.map((c) => c.offset)).toEqual([0, 25]);
+    // the next page is asked after the last picture shown: its exact created_at and id
+    expect(calls.map((c) => c.after)).toEqual([null, cursorOf(all[24]!)]);
+    expect(cards().map((c) => c.dataset.taskId)).toEqual(all.map((i) => i.id));
     expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
     scrollToEnd();
     expect(calls).toHaveLength(2);
@@ -162,7 +168,7 @@ describe('Images gallery', () => {
     await user.clear(screen.getByTestId('image-search'));
     await user.click(screen.getByText('Show Archive'));
     await waitFor(() => expect(cards().map((c) => c.dataset.taskId)).toEqual(['old-0', 'old-1', 'old-2']));
-    expect(calls.at(-1)).toEqual({ query: { tab: 'All', filter: 'Everything', search: '', archive: true }, offset: 0 });
+    expect(calls.at(-1)).toEqual({ query: { tab: 'All', filter: 'Everything', search: '', archive: true }, after: null });
 
     await user.click(screen.getByRole('tab', { name: 'Flux' }));
     await waitFor(() => expect(calls.at(-1)?.query.tab).toBe('Flux'));
@@ -216,7 +222,9 @@ describe('Images gallery', () => {
     let fail = true;
     const { gateway } = fakeGateway(images(2));
     const inner = gateway.page;
-    gateway.page = vi.fn((email: string, query: GalleryQuery, offset: number) => (fail ? Promise.reject(new Error('offline')) : inner(email, query, offset)));
+    gateway.page = vi.fn((email: string, query: GalleryQuery, after: PageCursor | null) =>
+      fail ? Promise.reject(new Error('offline')) : inner(email, query, after),
+    );
     const { user } = renderPage(gateway);
     const error = await screen.findByTestId('gallery-error');
     fail = false;

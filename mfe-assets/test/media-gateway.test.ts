@@ -59,7 +59,7 @@ describe('the Videos and Audios galleries against the local Supabase services', 
   });
 
   const names = async (kind: MediaKind, over: Partial<MediaQuery> = {}) => {
-    const items = await createMediaGateway(alice).page(email, kind, { tab: 'All', filter: 'Everything', archive: false, ...over }, 0);
+    const items = await createMediaGateway(alice).page(email, kind, { tab: 'All', filter: 'Everything', archive: false, ...over }, null);
     return items.map((i) => Object.entries(id).find(([, v]) => v === i.id)?.[0]);
   };
 
@@ -77,7 +77,7 @@ describe('the Videos and Audios galleries against the local Supabase services', 
   });
 
   it('reads what the cards show', async () => {
-    const [suno] = await createMediaGateway(alice).page(email, 'audio', { tab: 'Suno', filter: 'Everything', archive: false }, 0);
+    const [suno] = await createMediaGateway(alice).page(email, 'audio', { tab: 'Suno', filter: 'Everything', archive: false }, null);
     expect(suno).toMatchObject({
       id: id.suno,
       type: 'suno',
@@ -90,7 +90,7 @@ describe('the Videos and Audios galleries against the local Supabase services', 
   });
 
   it('reads what the video cards show: each clip with its poster', async () => {
-    const items = await createMediaGateway(alice).page(email, 'videos', { tab: 'All', filter: 'Everything', archive: false }, 0);
+    const items = await createMediaGateway(alice).page(email, 'videos', { tab: 'All', filter: 'Everything', archive: false }, null);
     const mj = items.find((i) => i.id === id['mj-video']);
     expect(mj).toMatchObject({ type: 'imagine-video', video_url: 'http://x/mj-1.mp4' });
     expect(mj?.videos?.map((v) => [v.video_url, v.poster_url])).toEqual([
@@ -99,6 +99,14 @@ describe('the Videos and Audios galleries against the local Supabase services', 
     ]);
     // a row without recorded clips (an upstream's, an old one) reads null there
     expect(items.find((i) => i.id === id.luma)?.videos).toBeNull();
+  });
+
+  it('pages after the row shown last, by created_at then id', async () => {
+    const gateway = createMediaGateway(alice);
+    const query: MediaQuery = { tab: 'All', filter: 'Everything', archive: false };
+    const [first] = await gateway.page(email, 'videos', query, null);
+    const rest = await gateway.page(email, 'videos', query, { created_at: first!.created_at, id: first!.id });
+    expect(rest.map((i) => i.id)).toEqual([id.kling, id['mj-video']]);
   });
 
   it('favourites a video of the caller', async () => {

@@ -7,6 +7,8 @@ import { system } from '@aim/shared-kit/theme';
 import type { MediaGateway, MediaItem, MediaQuery } from '../src/features/media/gateway.ts';
 import { MEDIA_TEXTS, MediaPage } from '../src/features/media/media-page.tsx';
 import type { MediaKind } from '../src/features/media/media-rules.ts';
+import type { PageCursor } from '../src/features/shared/keyset.ts';
+import { pageAfter } from './support/page-after.ts';
 
 const EMAIL = 'listener@example.com';
 
@@ -24,11 +26,15 @@ const item = (id: string, over: Partial<MediaItem>): MediaItem => ({
 });
 
 function fakeGateway(items: MediaItem[], over: Partial<MediaGateway> = {}) {
-  const calls: { kind: MediaKind; query: MediaQuery; offset: number }[] = [];
+  const calls: { kind: MediaKind; query: MediaQuery; after: PageCursor | null }[] = [];
   const gateway: MediaGateway = {
-    page: vi.fn(async (_email: string, kind: MediaKind, query: MediaQuery, offset: number) => {
-      calls.push({ kind, query, offset });
-      return items.filter((i) => query.filter !== 'Favorites' || i.favorite).map((i) => ({ ...i }));
+    page: vi.fn(async (_email: string, kind: MediaKind, query: MediaQuery, after: PageCursor | null) => {
+      calls.push({ kind, query, after });
+      return pageAfter(
+        items.filter((i) => query.filter !== 'Favorites' || i.favorite),
+        after,
+        20,
+      ).map((i) => ({ ...i }));
     }),
     toggleFavorite: vi.fn(async (_email: string, id: string) => {
       const found = items.find((i) => i.id === id)!;

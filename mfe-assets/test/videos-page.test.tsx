@@ -10,6 +10,8 @@ import { system } from '@aim/shared-kit/theme';
 import type { MediaGateway, MediaItem, MediaQuery } from '../src/features/media/gateway.ts';
 import { MEDIA_TEXTS, MediaPage } from '../src/features/media/media-page.tsx';
 import { MEDIA, type MediaKind } from '../src/features/media/media-rules.ts';
+import type { PageCursor } from '../src/features/shared/keyset.ts';
+import { cursorOf, pageAfter } from './support/page-after.ts';
 
 const EMAIL = 'viewer@example.com';
 const PAGE = 20;
@@ -25,7 +27,8 @@ const video = (i: number, over: Partial<MediaItem> = {}): MediaItem => ({
   audio_urls: null,
   lyrics: null,
   favorite: i % 5 === 0,
-  created_at: new Date(Date.now() - i * 60_000).toISOString(),
+  // as the server sends it, in microseconds: a cursor rounded through Date would name no row
+  created_at: new Date(Date.now() - i * 60_000).toISOString().replace('Z', '456+00:00'),
   ...over,
 });
 
@@ -39,13 +42,13 @@ const midjourney = (id: string): MediaItem =>
   });
 
 function fakeGateway(live: MediaItem[], archived: MediaItem[] = [], over: Partial<MediaGateway> = {}) {
-  const calls: { query: MediaQuery; offset: number }[] = [];
+  const calls: { query: MediaQuery; after: PageCursor | null }[] = [];
   const gateway: MediaGateway = {
-    page: vi.fn(async (_email: string, kind: MediaKind, query: MediaQuery, offset: number) => {
-      calls.push({ query, offset });
+    page: vi.fn(async (_email: string, kind: MediaKind, query: MediaQuery, after: PageCursor | null) => {
+      calls.push({ query, after });
       const types = MEDIA[kind].tabs.find((t) => t.label === query.tab)!.types;
       const matching = (query.archive ? archived : live).filter((v) => types.includes(v.type) && (query.filter !== 'Favorites' || v.favorite));
-      return matching.slice(offset, offset + PAGE).map((v) => ({ ...v }));
+      return pageAfter(matching, after, PAGE).map((v) => ({ ...v }));
     }),
     toggleFavorite: vi.fn(async (_email: string, id: string) => {
       const found = [...live, ...archived].find((v) => v.id === id)!;
@@ -129,7 +132,7 @@ describe('Videos gallery', () => {
     expect(within(cards()[0]!).getByText('a lighthouse at dusk')).toBeTruthy();
     // one clip: no choice of clips
     expect(within(cards()[0]!).queryByRole('group', { name: 'Clips' })).toBeNull();
-    expect(calls).toEqual([{ query: { tab: 'All', filter: 'Everything', archive: false }, offset: 0 }]);
+    expect(calls).toEqual([{ query: { tab: 'All', filter: 'Everything', archive: false }, after: null }]);
   });
 
   it('falls back to the task’s video_url and image_url for rows without recorded clips', async () => {
@@ -151,11 +154,11 @@ describe('Videos gallery', () => {
     await waitFor(() => expect(ids()).toEqual(['vid-1']));
     await user.click(screen.getByRole('tab', { name: 'Runway' }));
     await waitFor(() => expect(ids()).toEqual(['vid-2']));
-    expect(calls.map((c) => [c.query.tab, c.offset])).toEqual([
-      ['All', 0],
-      ['Luma AI', 0],
-      ['Kling', 0],
-      ['Runway', 0],
+    expect(calls.map((c) => [c.query.tab, c.after])).toEqual([
+      ['All', null],
+      ['Luma AI', null],
+      ['Kling', null],
+      ['Runway', null],
     ]);
   });
 
@@ -168,7 +171,7 @@ describe('Videos gallery', () => {
     await user.selectOptions(screen.getByTestId('media-filter'), 'Everything');
     await user.click(screen.getByText('Show Archive'));
     await waitFor(() => expect(ids()).toEqual(['old-1']));
-    expect(calls.at(-1)).toEqual({ query: { tab: 'All', filter: 'Everything', archive: true }, offset: 0 });
+    expect(calls.at(-1)).toEqual({ query: { tab: 'All', filter: 'Everything', archive: true }, after: null });
     await user.click(screen.getByText('Show Archive'));
     await waitFor(() => expect(ids()).toEqual(['vid-0', 'vid-1', 'vid-5']));
   });
@@ -180,7 +183,7 @@ describe('Videos gallery', () => {
     await waitFor(() => expect(cards()).toHaveLength(20));
     scrollToEnd();
     await waitFor(() => expect(cards()).toHaveLength(25));
-    expect(calls.map((c) => c.offset)).toEqual([0, 20]);
+    expect(calls.map((c) => c.after)).toEqual([null, cursorOf(all[19]!)]);
     expect(ids()).toEqual(all.map((v) => v.id));
     scrollToEnd();
     expect(calls).toHaveLength(2);

@@ -1,8 +1,8 @@
 import * as React from 'react';
 import { createPortal } from 'react-dom';
 import { createRoot } from 'react-dom/client';
-import { createBrowserRouter } from 'react-router-dom';
-import { useChakraContext } from '@chakra-ui/react';
+import { createBrowserRouter } from '@aim/shared-kit/router';
+import { useChakraContext } from '@aim/shared-kit/ui';
 import { ThemeContext } from '@emotion/react';
 import { useStore } from 'jotai';
 import { useStore as useStoreFromSubpath } from 'jotai/react';

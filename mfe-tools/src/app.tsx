@@ -1,5 +1,5 @@
-import { Navigate } from 'react-router-dom';
-import { Heading } from '@chakra-ui/react';
+import { Navigate } from '@aim/shared-kit/router';
+import { Heading } from '@aim/shared-kit/ui';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
 import { InstanceReport } from './instance-report.tsx';
 import { AiPhotosRoute } from './routes/ai-photos.tsx';

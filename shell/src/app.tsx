@@ -1,7 +1,7 @@
 import { lazy, Suspense, useState } from 'react';
-import { ChakraProvider } from '@chakra-ui/react';
+import { ChakraProvider } from '@aim/shared-kit/ui';
 import { Provider as JotaiProvider, createStore } from 'jotai';
-import { Navigate, RouterProvider, createBrowserRouter, type RouteObject } from 'react-router-dom';
+import { Navigate, RouterProvider, createBrowserRouter, type RouteObject } from '@aim/shared-kit/router';
 import { system } from '@aim/shared-kit/theme';
 import { AppToaster } from '@aim/shared-kit/toast';
 import { InstanceReport } from './instance-report.tsx';

@@ -2,7 +2,7 @@ import { createRoot } from 'react-dom/client';
 import { parseRuntimeConfig, setRuntimeConfig } from '@aim/shared-kit/runtime-config';
 import { initTheme } from '@aim/shared-kit/theme';
 import { App } from './app.tsx';
-import { initFederation } from './mf/federation.ts';
+import { WARM_WAIT_MS, initFederation } from './mf/federation.ts';
 import { PREVIEW_STORAGE_KEY, readStoredPreviews, resolvePreviews, stripPreviewParams } from './mf/preview.ts';
 import * as providedSubpaths from './mf/provide-subpaths.ts';
 
@@ -32,7 +32,9 @@ async function start() {
   sessionStorage.setItem(PREVIEW_STORAGE_KEY, JSON.stringify(preview.stored));
   if (location.search.includes('mf-preview')) history.replaceState(history.state, '', stripPreviewParams(location.href));
   setRuntimeConfig({ ...config, remotes: preview.remotes });
-  initFederation(preview.remotes, location.pathname);
+  const remoteReady = initFederation(preview.remotes, location.pathname);
+  // A deep link's remote renders with the frame when it loads within WARM_WAIT_MS (federation.ts).
+  await Promise.race([remoteReady, new Promise((resolve) => setTimeout(resolve, WARM_WAIT_MS))]);
   root.render(<App preview={preview} />);
 }
 

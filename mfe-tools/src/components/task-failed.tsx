@@ -1,4 +1,4 @@
-import { Alert, Text } from '@chakra-ui/react';
+import { Alert, Text } from '@aim/shared-kit/ui';
 import { TASK_FAILED } from '../features/tasks/task-rules.ts';
 
 type TaskFailedProps = {

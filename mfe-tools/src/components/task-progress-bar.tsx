@@ -1,4 +1,4 @@
-import { HStack, Progress } from '@chakra-ui/react';
+import { HStack, Progress } from '@aim/shared-kit/ui';
 import { clampPercentage, statusLabel } from '../features/tasks/task-rules.ts';
 
 /** An active task's status and percentage (spec §4: progress while it runs). */

@@ -1,24 +1,73 @@
-import { preloadRemote, registerRemotes } from '@module-federation/enhanced/runtime';
+import { loadRemote, preloadRemote, registerPlugins, registerRemotes, type ModuleFederationRuntimePlugin } from '@module-federation/enhanced/runtime';
+import { ROUTE_EXPOSE, remoteForPath, type EarlyState, type RemoteName } from './early-preload.ts';
 
-export type RemoteName = 'mfe_tools' | 'mfe_assets' | 'mfe_billing' | 'mfe_developer' | 'mfe_onboarding';
+export { remoteForPath, type RemoteName };
 
-/** Which remote owns a path, so a deep link can start fetching it before React renders. */
-export function remoteForPath(pathname: string): RemoteName | null {
-  if (pathname === '/dashboard' || pathname === '/dashboard/' || pathname.startsWith('/dashboard/tools/')) return 'mfe_tools';
-  if (pathname.startsWith('/dashboard/assets/')) return 'mfe_assets';
-  if (pathname.startsWith('/dashboard/billing/') || pathname === '/payment-success') return 'mfe_billing';
-  if (pathname === '/dashboard/api-keys' || pathname === '/dashboard/task-logs') return 'mfe_developer';
-  if (pathname === '/welcome') return 'mfe_onboarding';
-  return null;
+/**
+ * Hands the MF runtime the manifest the inline script in index.html already fetched (see
+ * early-preload.ts), once per URL. A failed early fetch, or any later load (Retry, a preview URL),
+ * goes to the network as before, so a 404 still reaches the remote's fallback.
+ */
+export function earlyManifestPlugin(early: EarlyState | undefined): ModuleFederationRuntimePlugin {
+  return {
+    name: 'aim-early-manifest',
+    fetch(url) {
+      const text = early?.manifests[url];
+      if (!text) return undefined;
+      delete early.manifests[url];
+      return text.then(
+        (body) => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } }),
+        () => fetch(url),
+      );
+    },
+  };
 }
 
-/** Registers the runtime-config remotes (never build-time ones) and preloads the deep link's owner. */
-export function initFederation(remotes: Record<string, string>, pathname: string): void {
+type RemoteModule = { default: unknown };
+const loaded = new Map<string, RemoteModule>();
+
+/** A remote module that finished loading ('mfe_tools/App'), for a slot to render without suspending. */
+export function loadedRemote(id: string): RemoteModule | undefined {
+  return loaded.get(id);
+}
+
+/**
+ * Loads a deep link's remote module: bootstrap gives it a head start (up to WARM_WAIT_MS) before
+ * the first render, so the slot finds it loaded and renders it in the same commit as the frame.
+ * (A slot that suspends shows its spinner, and React then holds the remote's content back for its
+ * ~300 ms Suspense reveal throttle.) Failures are left to the slot, whose own loadRemote shows the
+ * fallback with Retry. Resolves either way.
+ */
+function warmRemote(id: string): Promise<void> {
+  return loadRemote<RemoteModule>(id).then(
+    (mod) => {
+      if (mod?.default) loaded.set(id, mod);
+      performance.mark(`aim:remote-loaded:${id}`); // read by e2e/bench/load-bench.ts
+    },
+    () => {},
+  );
+}
+
+/**
+ * The longest the first render waits for a deep link's remote (a slow remote shows its spinner).
+ * No longer than React's Suspense reveal throttle (~300 ms), which a suspending slot would cost
+ * its content anyway: the frame is never held back for more than the wait can save.
+ */
+export const WARM_WAIT_MS = 300;
+
+/**
+ * Registers the runtime-config remotes (never build-time ones) and starts loading the deep link's
+ * owner; the promise settles when that module loaded or failed (at once when there is none).
+ */
+export function initFederation(remotes: Record<string, string>, pathname: string): Promise<void> {
+  registerPlugins([earlyManifestPlugin(window.__AIM_EARLY__)]);
   registerRemotes(Object.entries(remotes).map(([name, entry]) => ({ name, entry })));
   const owner = remoteForPath(pathname);
   if (owner) {
-    preloadRemote([{ nameOrAlias: owner, exposes: ['./App'] }]).catch(() => {
+    preloadRemote([{ nameOrAlias: owner, exposes: [`./${ROUTE_EXPOSE}`] }]).catch(() => {
       // A failed preload surfaces again (with its fallback) when the slot calls loadRemote.
     });
+    return warmRemote(`${owner}/${ROUTE_EXPOSE}`);
   }
+  return Promise.resolve();
 }

@@ -1,8 +1,8 @@
 import { Component, Suspense, lazy, useState, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
-import { Alert, Button, HStack, Spinner, Text } from '@chakra-ui/react';
+import { Alert, Button, HStack, Spinner, Text } from '@aim/shared-kit/ui';
 import { loadRemote } from '@module-federation/enhanced/runtime';
 import { getRuntimeConfig } from '@aim/shared-kit/runtime-config';
-import type { RemoteName } from './federation.ts';
+import { loadedRemote, type RemoteName } from './federation.ts';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -18,6 +18,15 @@ const cache = new Map<string, LazyExoticComponent<AnyComponent>>();
  */
 function remoteLazy(id: string, timeoutMs: number) {
   let component = cache.get(id);
+  const ready = loadedRemote(id);
+  if (!component && ready) {
+    // Already loaded (a deep link's remote, warmed by initFederation): a thenable that resolves
+    // synchronously lets React.lazy render it without suspending, in the same commit as the frame.
+    const module = { default: ready.default as AnyComponent };
+    // biome-ignore lint/suspicious/noThenProperty: React.lazy resolves a synchronous thenable without suspending
+    component = lazy(() => ({ then: (resolve: (m: typeof module) => void) => resolve(module) }) as unknown as Promise<typeof module>);
+    cache.set(id, component);
+  }
   if (!component) {
     component = lazy(async () => {
       let timer: ReturnType<typeof setTimeout> | undefined;

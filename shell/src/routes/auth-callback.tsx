@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Navigate } from 'react-router-dom';
+import { Navigate } from '@aim/shared-kit/router';
 import { CALLBACK_RELOAD_MS } from '@aim/shared-kit/domain';
 import { useSession } from '@aim/shared-kit/session';
 import { callbackError } from '../features/login/callback-error.ts';

@@ -1,6 +1,6 @@
-import { Box, Flex } from '@chakra-ui/react';
+import { Box, Flex } from '@aim/shared-kit/ui';
 import { useAtomValue } from 'jotai';
-import { Outlet } from 'react-router-dom';
+import { Outlet } from '@aim/shared-kit/router';
 import { PromoBanner } from '../features/frame/promo-banner.tsx';
 import { SIDEBAR_WIDTH, Sidebar, sidebarCollapsedAtom } from '../features/frame/sidebar.tsx';
 import { TopBar } from '../features/frame/top-bar.tsx';

@@ -1,4 +1,4 @@
-import { Center, Spinner, Text, VStack } from '@chakra-ui/react';
+import { Center, Spinner, Text, VStack } from '@aim/shared-kit/ui';
 
 export function FullPageLoading({ label = 'Loading...' }: { label?: string }) {
   return (

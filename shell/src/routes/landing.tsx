@@ -1,4 +1,4 @@
-import { Navigate } from 'react-router-dom';
+import { Navigate } from '@aim/shared-kit/router';
 import { useUserRow } from '@aim/shared-kit/session';
 import { FullPageLoading } from './full-page-loading.tsx';
 

@@ -1,6 +1,6 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { Alert, Box, Button, Card, Center, Field, Flex, Heading, Input, Stack, Text } from '@chakra-ui/react';
-import { Navigate, useLocation } from 'react-router-dom';
+import { Alert, Box, Button, Card, Center, Field, Flex, Heading, Input, Stack, Text } from '@aim/shared-kit/ui';
+import { Navigate, useLocation } from '@aim/shared-kit/router';
 import { getRuntimeConfig } from '@aim/shared-kit/runtime-config';
 import { useSession } from '@aim/shared-kit/session';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';

@@ -1,4 +1,4 @@
-import { Navigate, Outlet } from 'react-router-dom';
+import { Navigate, Outlet } from '@aim/shared-kit/router';
 import { useSession } from '@aim/shared-kit/session';
 import { FullPageLoading } from './full-page-loading.tsx';
 

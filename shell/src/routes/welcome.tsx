@@ -1,6 +1,6 @@
 import { useRef } from 'react';
-import { Box } from '@chakra-ui/react';
-import { Navigate } from 'react-router-dom';
+import { Box } from '@aim/shared-kit/ui';
+import { Navigate } from '@aim/shared-kit/router';
 import { useUserRow } from '@aim/shared-kit/session';
 import { RemoteSlot } from '../mf/remote-slot.tsx';
 import { FullPageLoading } from './full-page-loading.tsx';

@@ -3,8 +3,9 @@
 // be tested with a fake. Row-level security keeps every read to the caller's own tasks.
 import { useMemo } from 'react';
 import { PAGE_SIZES } from '@aim/shared-kit/domain';
-import { getSupabaseClient, postgrestList, RANGE_NOT_SATISFIABLE } from '@aim/shared-kit/supabase';
+import { getSupabaseClient, postgrestList } from '@aim/shared-kit/supabase';
 import { fetchBlob, toggleFavorite } from '../shared/favorites.ts';
+import { olderThan, type PageCursor } from '../shared/keyset.ts';
 import { galleryTypes, type ImageFilter, type ImageTab, searchPattern } from './gallery-rules.ts';
 
 export type GalleryImage = {
@@ -19,8 +20,8 @@ export type GalleryImage = {
 export type GalleryQuery = { tab: ImageTab; filter: ImageFilter; search: string; archive: boolean };
 
 export type ImagesGateway = {
-  /** One page (PAGE_SIZES.images) of the caller's pictures, newest first, from `offset`. */
-  page(email: string, query: GalleryQuery, offset: number): Promise<GalleryImage[]>;
+  /** One page (PAGE_SIZES.images) of the caller's pictures, newest first: the first, or the one after the row `after`. */
+  page(email: string, query: GalleryQuery, after: PageCursor | null): Promise<GalleryImage[]>;
   /** toggle_favorite: answers the new state. */
   toggleFavorite(email: string, taskId: string): Promise<boolean>;
   fetchImage(url: string): Promise<Blob>;
@@ -28,7 +29,7 @@ export type ImagesGateway = {
 
 export function createImagesGateway(supabase: ReturnType<typeof getSupabaseClient>): ImagesGateway {
   return {
-    async page(email, query, offset) {
+    async page(email, query, after) {
       const { types, prefixes } = galleryTypes(query.tab, query.filter);
       let request = supabase
         .from(query.archive ? 'tasks_archive_1' : 'tasks')
@@ -39,12 +40,9 @@ export function createImagesGateway(supabase: ReturnType<typeof getSupabaseClien
       if (query.filter === 'Favorites') request = request.eq('favorite', true);
       const pattern = searchPattern(query.search);
       if (pattern) request = request.ilike('prompt', pattern);
-      const { data, error } = await request
-        .order('created_at', { ascending: false })
-        .order('id', { ascending: false })
-        .range(offset, offset + PAGE_SIZES.images - 1);
-      // a page past the end: nothing more
-      if (error?.code === RANGE_NOT_SATISFIABLE) return [];
+      // keyset: the rows after the last one shown, flat at any depth (an offset reads every row before)
+      if (after) request = request.lte('created_at', after.created_at).or(olderThan(after));
+      const { data, error } = await request.order('created_at', { ascending: false }).order('id', { ascending: false }).limit(PAGE_SIZES.images);
       if (error) throw new Error(error.message);
       return (data ?? []) as GalleryImage[];
     },

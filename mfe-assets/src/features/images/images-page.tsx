@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { Link as RouterLink } from 'react-router-dom';
-import { Badge, Box, Button, Card, HStack, Heading, Image, Input, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { Link as RouterLink } from '@aim/shared-kit/router';
+import { Badge, Box, Button, Card, HStack, Heading, Image, Input, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { NEXT_PAGE_DELAY_MS, PAGE_SIZES } from '@aim/shared-kit/domain';
 import { relativeTime } from '@aim/shared-kit/format';
 import { FavoriteButton, GALLERY_TEXTS, GalleryChoices, GalleryStatus, GalleryTabs, ListEnd, Skeletons, showsStatus } from '../shared/gallery-ui.tsx';
@@ -29,7 +29,7 @@ export function ImagesPage({ gateway, email, notifyError, nextPageDelayMs = NEXT
   const search = useDebounced(searchInput, 300);
   const query: GalleryQuery = { tab, filter, search, archive };
   const list = usePagedList<GalleryImage>({
-    fetchPage: email ? (offset) => gateway.page(email, query, offset) : null,
+    fetchPage: email ? (after) => gateway.page(email, query, after) : null,
     pageSize: PAGE_SIZES.images,
     viewKey: JSON.stringify(query),
     delayMs: nextPageDelayMs,

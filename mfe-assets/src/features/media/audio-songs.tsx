@@ -1,7 +1,7 @@
 // A song card's players (spec §2 Audios gallery: a player per song with its cover and lyrics):
 // each song of the task (Suno and Udio make two) with its cover, title, length, an <audio>
 // player, a Download and its lyrics behind a Lyrics toggle.
-import { Box, Button, HStack, Image, Stack, Text } from '@chakra-ui/react';
+import { Box, Button, HStack, Image, Stack, Text } from '@aim/shared-kit/ui';
 import type { MediaItem, SongEntry } from './gateway.ts';
 import { mediaFileName } from './media-rules.ts';
 

@@ -2,8 +2,9 @@
 // tasks_archive_1 by email, newest first; toggle_favorite), behind one interface so the page
 // can be tested with a fake. Row-level security keeps every read to the caller's own tasks.
 import { useMemo } from 'react';
-import { getSupabaseClient, RANGE_NOT_SATISFIABLE } from '@aim/shared-kit/supabase';
+import { getSupabaseClient } from '@aim/shared-kit/supabase';
 import { fetchBlob, toggleFavorite } from '../shared/favorites.ts';
+import { olderThan, type PageCursor } from '../shared/keyset.ts';
 import { MEDIA, type MediaFilter, type MediaKind } from './media-rules.ts';
 
 /** One video of a task as the worker recorded it (result.videos[i]). */
@@ -31,7 +32,8 @@ export type MediaItem = {
 export type MediaQuery = { tab: string; filter: MediaFilter; archive: boolean };
 
 export type MediaGateway = {
-  page(email: string, kind: MediaKind, query: MediaQuery, offset: number): Promise<MediaItem[]>;
+  /** One page (the kind's page size), newest first: the first, or the one after the row `after`. */
+  page(email: string, kind: MediaKind, query: MediaQuery, after: PageCursor | null): Promise<MediaItem[]>;
   toggleFavorite(email: string, taskId: string): Promise<boolean>;
   fetchFile(url: string): Promise<Blob>;
 };
@@ -44,7 +46,7 @@ const AUDIO_COLUMNS: string = `${COLUMNS}, songs:result->songs`;
 
 export function createMediaGateway(supabase: ReturnType<typeof getSupabaseClient>): MediaGateway {
   return {
-    async page(email, kind, query, offset) {
+    async page(email, kind, query, after) {
       const config = MEDIA[kind];
       const types = (config.tabs.find((t) => t.label === query.tab) ?? config.tabs[0]).types;
       let request = supabase
@@ -54,12 +56,9 @@ export function createMediaGateway(supabase: ReturnType<typeof getSupabaseClient
         .not(config.column, 'is', null)
         .in('type', [...types]);
       if (query.filter === 'Favorites') request = request.eq('favorite', true);
-      const { data, error } = await request
-        .order('created_at', { ascending: false })
-        .order('id', { ascending: false })
-        .range(offset, offset + config.pageSize - 1);
-      // a page past the end: nothing more
-      if (error?.code === RANGE_NOT_SATISFIABLE) return [];
+      // keyset: the rows after the last one shown, flat at any depth (an offset reads every row before)
+      if (after) request = request.lte('created_at', after.created_at).or(olderThan(after));
+      const { data, error } = await request.order('created_at', { ascending: false }).order('id', { ascending: false }).limit(config.pageSize);
       if (error) throw new Error(error.message);
       return (data ?? []) as unknown as MediaItem[];
     },

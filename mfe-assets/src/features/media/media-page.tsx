@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Card, HStack, Heading, Image, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { Badge, Card, HStack, Heading, Image, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { NEXT_PAGE_DELAY_MS } from '@aim/shared-kit/domain';
 import { relativeTime } from '@aim/shared-kit/format';
 import { FavoriteButton, GALLERY_TEXTS, GalleryChoices, GalleryStatus, GalleryTabs, ListEnd, Skeletons, showsStatus } from '../shared/gallery-ui.tsx';
@@ -33,7 +33,7 @@ export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs =
   const [archive, setArchive] = useState(false);
   const query: MediaQuery = { tab, filter, archive };
   const list = usePagedList<MediaItem>({
-    fetchPage: email ? (offset) => gateway.page(email, kind, query, offset) : null,
+    fetchPage: email ? (after) => gateway.page(email, kind, query, after) : null,
     pageSize: config.pageSize,
     viewKey: `${kind}:${JSON.stringify(query)}`,
     delayMs: nextPageDelayMs,

@@ -2,7 +2,7 @@
 // controls) and its Download. A task with several clips (Midjourney video makes four) gets a
 // choice of clip; the player, its poster and Download follow the choice.
 import { useState } from 'react';
-import { Button, HStack, Text } from '@chakra-ui/react';
+import { Button, HStack, Text } from '@aim/shared-kit/ui';
 import type { MediaItem, VideoEntry } from './gateway.ts';
 import { mediaFileName } from './media-rules.ts';
 

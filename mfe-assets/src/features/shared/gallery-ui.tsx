@@ -1,6 +1,6 @@
 // Pieces the galleries share: skeletons, the favourite heart, the empty and error states, the
 // end of the list (infinite scroll sentinel, Load more, Retry).
-import { Box, Button, EmptyState, HStack, IconButton, NativeSelect, Skeleton, Switch, Tabs, Text } from '@chakra-ui/react';
+import { Box, Button, EmptyState, HStack, IconButton, NativeSelect, Skeleton, Switch, Tabs, Text } from '@aim/shared-kit/ui';
 import type { ReactNode } from 'react';
 import { DEFAULT_API_ERROR } from '@aim/shared-kit/api';
 import { MAX_SKELETONS } from '@aim/shared-kit/domain';

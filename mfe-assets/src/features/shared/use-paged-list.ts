@@ -1,8 +1,10 @@
 // The galleries' paging (spec §9): the first page at once, each further page when the end of the
-// list comes near, after a delay, until a short page says there is nothing more. A new view
+// list comes near, after a delay, until a short page says there is nothing more. A further page is
+// asked after the last row shown (a keyset cursor, see keyset.ts), not by offset. A new view
 // (tab, filter, search, archive) starts again from the first page and drops late answers of the
 // old one.
 import { type Dispatch, type RefObject, type SetStateAction, useCallback, useEffect, useRef, useState } from 'react';
+import type { PageCursor } from './keyset.ts';
 
 /** loading: the first page; more: a further page (after the delay); end: nothing more to load. */
 type PagePhase = 'loading' | 'idle' | 'more' | 'end' | 'error';
@@ -19,9 +21,9 @@ export type PagedList<T> = {
   sentinel: RefObject<HTMLDivElement | null>;
 };
 
-export function usePagedList<T extends { id: string }>(opts: {
-  /** One page from `offset`; null while it cannot be asked yet (no session). */
-  fetchPage: ((offset: number) => Promise<T[]>) | null;
+export function usePagedList<T extends PageCursor>(opts: {
+  /** One page: the first (`after` null) or the one after the row `after`; null while it cannot be asked yet (no session). */
+  fetchPage: ((after: PageCursor | null) => Promise<T[]>) | null;
   pageSize: number;
   /** Changes whenever the view does. */
   viewKey: string;
@@ -33,18 +35,23 @@ export function usePagedList<T extends { id: string }>(opts: {
   const [phase, setPhase] = useState<PagePhase>('loading');
   const sentinel = useRef<HTMLDivElement>(null);
   const view = useRef(0);
-  const latest = useRef({ phase, count: 0, fetchPage });
-  latest.current = { phase, count: items.length, fetchPage };
+  const latest = useRef<{ phase: PagePhase; last: T | undefined; fetchPage: typeof fetchPage }>({ phase, last: undefined, fetchPage });
+  latest.current = { phase, last: items.at(-1), fetchPage };
 
   const load = useCallback(
-    async (offset: number, current: number) => {
+    async (after: PageCursor | null, current: number) => {
       const fetch = latest.current.fetchPage;
       if (!fetch) return;
-      if (offset > 0) await new Promise((r) => setTimeout(r, delayMs));
+      if (after) await new Promise((r) => setTimeout(r, delayMs));
       try {
-        const rows = await fetch(offset);
+        // the exact created_at string the server sent (microseconds) and the id: nothing else of the row
+        const rows = await fetch(after && { created_at: after.created_at, id: after.id });
         if (current !== view.current) return;
-        setItems((prev) => (offset === 0 ? rows : [...prev, ...rows.filter((r) => !prev.some((p) => p.id === r.id))]));
+        setItems((prev) => {
+          if (!after) return rows;
+          const shown = new Set(prev.map((p) => p.id));
+          return [...prev, ...rows.filter((r) => !shown.has(r.id))];
+        });
         setPhase(rows.length < pageSize ? 'end' : 'idle');
       } catch {
         if (current === view.current) setPhase('error');
@@ -57,13 +64,15 @@ export function usePagedList<T extends { id: string }>(opts: {
     const current = ++view.current;
     setItems([]);
     setPhase('loading');
-    void load(0, current);
+    void load(null, current);
   }, [load]);
 
   const loadMore = useCallback(() => {
-    if (latest.current.phase !== 'idle' && latest.current.phase !== 'error') return;
+    const { phase: now, last } = latest.current;
+    if (now !== 'idle' && now !== 'error') return;
     setPhase('more');
-    void load(latest.current.count, view.current);
+    // after the last row shown; with none (an empty first page that failed) from the first page again
+    void load(last ?? null, view.current);
   }, [load]);
 
   const ready = fetchPage !== null;

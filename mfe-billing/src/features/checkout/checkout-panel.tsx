@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { Button, CloseButton, Dialog, Portal, Stack, Text } from '@chakra-ui/react';
+import { Button, CloseButton, Dialog, Portal, Stack, Text } from '@aim/shared-kit/ui';
 import { refreshUserRow } from '@aim/shared-kit/session';
 import type { BillingConfig, BillingGateway, Intent } from '../../gateway/billing-gateway.ts';
 import { serverMessage } from '../../gateway/billing-gateway.ts';

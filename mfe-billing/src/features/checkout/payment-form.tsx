@@ -1,5 +1,5 @@
 import { lazy, Suspense } from 'react';
-import { Alert, Skeleton } from '@chakra-ui/react';
+import { Alert, Skeleton } from '@aim/shared-kit/ui';
 import type { BillingConfig, BillingGateway, Intent } from '../../gateway/billing-gateway.ts';
 import { SandboxCardForm } from './sandbox-card-form.tsx';
 

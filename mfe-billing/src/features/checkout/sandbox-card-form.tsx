@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Alert, Badge, Box, Button, Field, HStack, Input, List, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { Alert, Badge, Box, Button, Field, HStack, Input, List, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { serverMessage, type BillingGateway, type Intent, type SandboxConfirmResult } from '../../gateway/billing-gateway.ts';
 import { TEXTS } from '../../notices.ts';
 import { formatCardNumber, formatExpiry, readCard, SANDBOX_HINTS, type CardErrors, type CardFields } from './card-rules.ts';

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Alert, Button, Skeleton, Stack, Text } from '@chakra-ui/react';
+import { Alert, Button, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import type { Stripe } from '@stripe/stripe-js';
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
 import { useTheme } from '@aim/shared-kit/theme';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Badge, Button, EmptyState, Heading, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
+import { Badge, Button, EmptyState, Heading, Skeleton, Stack, Table, Text } from '@aim/shared-kit/ui';
 import { saveBlob } from '@aim/shared-kit/download';
 import type { BillingGateway, Invoice } from '../../gateway/billing-gateway.ts';
 import { TEXTS, type Notices } from '../../notices.ts';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Alert, Badge, Button, Card, EmptyState, Heading, HStack, Skeleton, Stack, Text } from '@chakra-ui/react';
+import { Alert, Badge, Button, Card, EmptyState, Heading, HStack, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import { serverMessage, type BillingGateway, type PaymentMethod } from '../../gateway/billing-gateway.ts';
 import { useBillingConfig } from '../../gateway/use-billing-config.ts';
 import { CARD_ERROR_MS, TEXTS, type Notices } from '../../notices.ts';

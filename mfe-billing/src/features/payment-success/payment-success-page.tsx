@@ -1,5 +1,5 @@
-import { Navigate, Link as RouterLink, useSearchParams } from 'react-router-dom';
-import { Button, Card, Center, HStack, Text } from '@chakra-ui/react';
+import { Navigate, Link as RouterLink, useSearchParams } from '@aim/shared-kit/router';
+import { Button, Card, Center, HStack, Text } from '@aim/shared-kit/ui';
 import { paymentReturn } from './payment-return.ts';
 
 const PAYMENT_METHODS = '/dashboard/billing/payment-methods';

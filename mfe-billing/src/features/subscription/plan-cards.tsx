@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Card, HStack, SimpleGrid, Slider, Stack, Text } from '@chakra-ui/react';
+import { Badge, Button, Card, HStack, SimpleGrid, Slider, Stack, Text } from '@aim/shared-kit/ui';
 import { SCALE_SLIDER, type Plan } from '@aim/shared-kit/domain';
 import { formatCredits } from '@aim/shared-kit/format';
 import { FIXED_PLANS, formatUsd, planButton, SCALE_DEFAULT, scaleOffer, type Account } from './plan-rules.ts';

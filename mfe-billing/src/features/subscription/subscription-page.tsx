@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Card, DataList, Dialog, Heading, HStack, Portal, SimpleGrid, Skeleton, Stack, Text } from '@chakra-ui/react';
+import { Alert, Badge, Button, Card, DataList, Dialog, Heading, HStack, Portal, SimpleGrid, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import type { Plan } from '@aim/shared-kit/domain';
 import { planLabel } from '@aim/shared-kit/domain';
 import { formatCredits } from '@aim/shared-kit/format';

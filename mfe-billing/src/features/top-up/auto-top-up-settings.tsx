@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, Field, HStack, Input, InputGroup, NativeSelect, Stack, Switch, Text } from '@chakra-ui/react';
+import { Alert, Button, Field, HStack, Input, InputGroup, NativeSelect, Stack, Switch, Text } from '@aim/shared-kit/ui';
 import { AUTO_TOP_UP_DEFAULTS, AUTO_TOP_UP_MAX_FAILURES, AUTO_TOP_UP_THRESHOLDS } from '@aim/shared-kit/domain';
 import { formatCredits } from '@aim/shared-kit/format';
 import { parseCustomTopUp } from '@aim/shared-kit/validate';

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link as RouterLink } from 'react-router-dom';
+import { Link as RouterLink } from '@aim/shared-kit/router';
 import {
   Alert,
   Button,
@@ -16,7 +16,7 @@ import {
   Skeleton,
   Stack,
   Text,
-} from '@chakra-ui/react';
+} from '@aim/shared-kit/ui';
 import { NO_PLAN } from '@aim/shared-kit/domain';
 import { formatCredits } from '@aim/shared-kit/format';
 import type { TopUpDialogProps } from '@aim/shared-kit/remote';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { useSearchParams } from 'react-router-dom';
-import { EmptyState, Heading, SimpleGrid, Skeleton, Stack, Text } from '@chakra-ui/react';
+import { useSearchParams } from '@aim/shared-kit/router';
+import { EmptyState, Heading, SimpleGrid, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import type { ApiKeysGateway } from './gateway.ts';
 import { describeFailure, TEXTS } from './key-rules.ts';
 import { useLocalChange } from './use-local-change.ts';

@@ -1,6 +1,6 @@
 import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router-dom';
-import { Badge, Box, Button, CloseButton, Code, Dialog, Field, HStack, Heading, Input, NativeSelect, Portal, Stack, Table, Text } from '@chakra-ui/react';
+import { useSearchParams } from '@aim/shared-kit/router';
+import { Badge, Box, Button, CloseButton, Code, Dialog, Field, HStack, Heading, Input, NativeSelect, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
 import { LOG_PAGE_SIZES, LOG_STATUS_FILTER, LOG_TYPE_FILTER } from '@aim/shared-kit/domain';
 import type { LogRow, TaskLogsGateway } from './gateway.ts';
 import { formatCreatedAt, formatRefund, isTaskId, type LogQuery, logSearch, pageCount, parseLogQuery, TEXTS } from './log-rules.ts';

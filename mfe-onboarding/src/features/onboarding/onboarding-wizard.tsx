@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { useNavigate } from 'react-router-dom';
-import { Alert, Button, Card, Heading, HStack, Stack, Text } from '@chakra-ui/react';
+import { useNavigate } from '@aim/shared-kit/router';
+import { Alert, Button, Card, Heading, HStack, Stack, Text } from '@aim/shared-kit/ui';
 import type { OnboardingGateway } from './gateway.ts';
 import {
   DEFAULT_GOAL,

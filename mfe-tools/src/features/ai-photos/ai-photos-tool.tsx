@@ -1,6 +1,6 @@
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router-dom';
-import { Alert, Button, Card, Grid, Heading, HStack, Skeleton, Stack, Text } from '@chakra-ui/react';
+import { useSearchParams } from '@aim/shared-kit/router';
+import { Alert, Button, Card, Grid, Heading, HStack, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import { AI_PHOTO } from '@aim/shared-kit/domain';
 import { saveBlob } from '@aim/shared-kit/download';
 import { TaskFailed } from '../../components/task-failed.tsx';

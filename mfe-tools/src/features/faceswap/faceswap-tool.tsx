@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router-dom';
-import { Button, Heading, HStack, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { useSearchParams } from '@aim/shared-kit/router';
+import { Button, Heading, HStack, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { saveBlob } from '@aim/shared-kit/download';
 import { useLiveTask } from '../tasks/use-live-task.ts';
 import type { FaceswapGateway } from './gateway.ts';

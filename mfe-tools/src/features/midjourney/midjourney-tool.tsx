@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router-dom';
-import { Badge, Box, Card, EmptyState, Heading, HStack, Skeleton, Stack, Tabs, Text } from '@chakra-ui/react';
+import { useSearchParams } from '@aim/shared-kit/router';
+import { Badge, Box, Card, EmptyState, Heading, HStack, Skeleton, Stack, Tabs, Text } from '@aim/shared-kit/ui';
 import { saveBlob } from '@aim/shared-kit/download';
 import { SEED_FETCH_DELAY_MS } from '@aim/shared-kit/domain';
 import { DEFAULT_API_ERROR } from '@aim/shared-kit/api';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, CloseButton, HStack, Stack, Text } from '@chakra-ui/react';
+import { Alert, Badge, Button, CloseButton, HStack, Stack, Text } from '@aim/shared-kit/ui';
 import { PREVIEW_STORAGE_KEY, stripPreviewParams, type PreviewResult } from '../../mf/preview.ts';
 
 /** A preview runs code that is not the released build: always say so, and offer the way back. */

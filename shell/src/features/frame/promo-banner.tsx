@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { CloseButton, HStack, Link, Text } from '@chakra-ui/react';
+import { CloseButton, HStack, Link, Text } from '@aim/shared-kit/ui';
 import { getRuntimeConfig } from '@aim/shared-kit/runtime-config';
 import { useSession } from '@aim/shared-kit/session';
 

@@ -1,7 +1,7 @@
-import { Box, Button, Circle, Flex, HStack, IconButton, Stack, Text } from '@chakra-ui/react';
+import { Box, Button, Circle, Flex, HStack, IconButton, Stack, Text } from '@aim/shared-kit/ui';
 import { atomWithStorage } from 'jotai/utils';
 import { useAtom } from 'jotai';
-import { NavLink, useNavigate } from 'react-router-dom';
+import { NavLink, useNavigate } from '@aim/shared-kit/router';
 import { planLabel } from '@aim/shared-kit/domain';
 import { shortName, userInitial } from '@aim/shared-kit/format';
 import { signOut, useSession, useUserRow } from '@aim/shared-kit/session';

@@ -1,4 +1,4 @@
-import { NativeSelect } from '@chakra-ui/react';
+import { NativeSelect } from '@aim/shared-kit/ui';
 import { useTheme, type ThemePreference } from '@aim/shared-kit/theme';
 
 export function ThemeSwitch() {

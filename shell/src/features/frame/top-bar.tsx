@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, HStack, Skeleton, Text } from '@chakra-ui/react';
+import { Badge, Button, HStack, Skeleton, Text } from '@aim/shared-kit/ui';
 import { formatCredits } from '@aim/shared-kit/format';
 import { useUserRow } from '@aim/shared-kit/session';
 import { RemoteSlot } from '../../mf/remote-slot.tsx';

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { Box, Button, Card, CloseButton, Dialog, HStack, Portal, Text } from '@chakra-ui/react';
+import { Box, Button, Card, CloseButton, Dialog, HStack, Portal, Text } from '@aim/shared-kit/ui';
 import { displayKey, TEXTS } from '../key-rules.ts';
 
 type Props = {

@@ -1,4 +1,4 @@
-import { Card, Code, List } from '@chakra-ui/react';
+import { Card, Code, List } from '@aim/shared-kit/ui';
 
 /** Spec §2/§9: how the key and the webhook are meant to be used. */
 export function QuickTips() {

@@ -1,4 +1,4 @@
-import { Box, Button, Card, Code, Field, HStack, NativeSelect, SegmentGroup, Stack, Tabs, Text } from '@chakra-ui/react';
+import { Box, Button, Card, Code, Field, HStack, NativeSelect, SegmentGroup, Stack, Tabs, Text } from '@aim/shared-kit/ui';
 import { displayKey } from '../key-rules.ts';
 import {
   buildSample,

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Card, Code, Field, HStack, Input, Stack, Text } from '@chakra-ui/react';
+import { Button, Card, Code, Field, HStack, Input, Stack, Text } from '@aim/shared-kit/ui';
 import { validateWebhookScheme } from '@aim/shared-kit/validate';
 
 type SaveOutcome = { ok: true } | { ok: false; reason: string | null };

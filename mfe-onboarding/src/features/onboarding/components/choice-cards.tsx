@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { RadioCard, SimpleGrid, Square, type SimpleGridProps } from '@chakra-ui/react';
+import { RadioCard, SimpleGrid, Square, type SimpleGridProps } from '@aim/shared-kit/ui';
 import type { Option } from '../onboarding-model.ts';
 
 type Props<T extends string> = {

@@ -1,4 +1,4 @@
-import { Icon } from '@chakra-ui/react';
+import { Icon } from '@aim/shared-kit/ui';
 import type { Goal } from '../onboarding-model.ts';
 
 // Simple line icons drawn for this screen (24-unit grid, stroke follows the text colour).

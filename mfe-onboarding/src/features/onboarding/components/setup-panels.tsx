@@ -1,4 +1,4 @@
-import { Box, Circle, HStack, List, Stack, Text } from '@chakra-ui/react';
+import { Box, Circle, HStack, List, Stack, Text } from '@aim/shared-kit/ui';
 import {
   AI_PHOTO_STEPS,
   finalPrompt,

@@ -1,5 +1,5 @@
 import { Fragment } from 'react';
-import { Box, Circle, HStack, Text } from '@chakra-ui/react';
+import { Box, Circle, HStack, Text } from '@aim/shared-kit/ui';
 
 const STEPS = ['Pick a goal', 'Setup'] as const;
 

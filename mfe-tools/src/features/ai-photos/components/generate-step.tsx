@@ -1,5 +1,5 @@
 import { type FormEvent, type KeyboardEvent, useState } from 'react';
-import { Alert, Box, Button, Field, HStack, Image, NativeSelect, SimpleGrid, Spinner, Stack, Text, Textarea, Wrap } from '@chakra-ui/react';
+import { Alert, Box, Button, Field, HStack, Image, NativeSelect, SimpleGrid, Spinner, Stack, Text, Textarea, Wrap } from '@aim/shared-kit/ui';
 import { AI_PHOTO } from '@aim/shared-kit/domain';
 import { ASPECT_RATIOS, type AspectRatio, PROMPT_IDEAS, PROMPT_MESSAGE } from '../ai-photos-rules.ts';
 

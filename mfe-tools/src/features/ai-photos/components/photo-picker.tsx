@@ -1,5 +1,5 @@
 import { type DragEvent, useId, useState } from 'react';
-import { Badge, Box, chakra, CloseButton, Icon, Image, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { Badge, Box, chakra, CloseButton, Icon, Image, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { AI_PHOTO } from '@aim/shared-kit/domain';
 import { isLowResolution, PHOTO_TYPES } from '../ai-photos-rules.ts';
 import type { SelectedPhoto, SelectionNotice } from '../use-photo-selection.ts';

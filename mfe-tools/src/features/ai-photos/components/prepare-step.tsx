@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { Alert, Button, Field, HStack, Input, NativeSelect, Progress, RadioGroup, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { Alert, Button, Field, HStack, Input, NativeSelect, Progress, RadioGroup, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { ETHNICITIES, type Ethnicity, formatBytes, type Gender, GENDERS, parseAge, type PrepareField, validatePrepare } from '../ai-photos-rules.ts';
 import type { UploadProgress } from '../use-training-upload.ts';
 import type { usePhotoSelection } from '../use-photo-selection.ts';

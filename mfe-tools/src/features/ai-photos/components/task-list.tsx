@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Card, EmptyState, HStack, Skeleton, Stack, Tabs, Text } from '@chakra-ui/react';
+import { Badge, Button, Card, EmptyState, HStack, Skeleton, Stack, Tabs, Text } from '@aim/shared-kit/ui';
 import { relativeTime } from '@aim/shared-kit/format';
 import { statusLabel, taskPhase } from '../../tasks/task-rules.ts';
 import { type AiPhotoListItem, filterTasks, LIST_FILTERS, type ListFilter, listAction, listDetail, TYPE_LABELS } from '../ai-photos-rules.ts';

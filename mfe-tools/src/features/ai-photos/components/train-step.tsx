@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { Alert, Box, Button, Field, HStack, Image, Input, List, Stack, Text } from '@chakra-ui/react';
+import { Alert, Box, Button, Field, HStack, Image, Input, List, Stack, Text } from '@aim/shared-kit/ui';
 import { AI_PHOTO } from '@aim/shared-kit/domain';
 import { validateTriggerWord } from '@aim/shared-kit/validate';
 import type { PhotoCheck } from '../ai-photos-rules.ts';

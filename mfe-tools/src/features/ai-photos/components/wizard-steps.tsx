@@ -1,5 +1,5 @@
 import { Fragment } from 'react';
-import { Box, Circle, HStack, Text } from '@chakra-ui/react';
+import { Box, Circle, HStack, Text } from '@aim/shared-kit/ui';
 import { stepState, WIZARD_STEPS, type WizardStep, type WizardView } from '../ai-photos-rules.ts';
 
 /** Spec §2: the wizard's three steps; the current one carries aria-current="step", done ones a tick. */

@@ -1,5 +1,5 @@
 import { type DragEvent, useId, useState } from 'react';
-import { Card, chakra, Icon, Image, Spinner, Stack, Text } from '@chakra-ui/react';
+import { Card, chakra, Icon, Image, Spinner, Stack, Text } from '@aim/shared-kit/ui';
 import { ACCEPTED_IMAGE_TYPES } from '@aim/shared-kit/domain';
 import { IMAGE_LABELS, type ImageRole, type ImageSlot } from '../faceswap-rules.ts';
 

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Box, Button, Card, Image, Spinner, Stack, Text } from '@chakra-ui/react';
+import { Box, Button, Card, Image, Spinner, Stack, Text } from '@aim/shared-kit/ui';
 import { TaskFailed } from '../../../components/task-failed.tsx';
 import { TaskProgressBar } from '../../../components/task-progress-bar.tsx';
 import type { FaceswapTask, ResultView, SpinnerReason } from '../faceswap-rules.ts';

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { Button, HStack, SegmentGroup, Stack, Text } from '@chakra-ui/react';
+import { Button, HStack, SegmentGroup, Stack, Text } from '@aim/shared-kit/ui';
 import { BLEND_COUNT_MESSAGE, BLEND_DIMENSIONS, BLEND_IMAGES, type BlendDimension } from '../task-model.ts';
 import { ImagePicker, usePickedImages } from './image-picker.tsx';
 

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, CloseButton, Dialog, Field, HStack, NativeSelect, Portal, Slider, Stack, Text, Textarea } from '@chakra-ui/react';
+import { Button, CloseButton, Dialog, Field, HStack, NativeSelect, Portal, Slider, Stack, Text, Textarea } from '@aim/shared-kit/ui';
 import { CUSTOM_ZOOM_RANGE, type CustomZoom, ZOOM_ASPECT_RATIOS, zoomRatioOf } from '../task-model.ts';
 
 type CustomZoomDialogProps = {

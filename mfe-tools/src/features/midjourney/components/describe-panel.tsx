@@ -1,4 +1,4 @@
-import { Button, HStack, Stack } from '@chakra-ui/react';
+import { Button, HStack, Stack } from '@aim/shared-kit/ui';
 import { DESCRIBE_IMAGE_MESSAGE } from '../task-model.ts';
 import { ImagePicker, usePickedImages } from './image-picker.tsx';
 

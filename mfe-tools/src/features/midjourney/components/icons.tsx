@@ -1,4 +1,4 @@
-import { Icon, type IconProps } from '@chakra-ui/react';
+import { Icon, type IconProps } from '@aim/shared-kit/ui';
 
 // Line icons drawn here (the remote ships no icon set): 24×24, currentColor, decorative.
 const PATHS = {

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Button, Grid, HStack, IconButton, Stack, Text, Wrap } from '@chakra-ui/react';
+import { Button, Grid, HStack, IconButton, Stack, Text, Wrap } from '@aim/shared-kit/ui';
 import { FURTHER_UPSCALES, PAN_DIRECTIONS, type PanDirection, type UpscaleType, VARY_TYPES, type VaryType, ZOOM_OUTS } from '../task-model.ts';
 import { LineIcon } from './icons.tsx';
 

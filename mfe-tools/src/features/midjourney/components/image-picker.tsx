@@ -1,5 +1,5 @@
 import { type DragEvent, useEffect, useId, useRef, useState } from 'react';
-import { Box, chakra, CloseButton, Image, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { Box, chakra, CloseButton, Image, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { ACCEPTED_IMAGE_TYPES } from '@aim/shared-kit/domain';
 import { isAcceptedImage, UNSUPPORTED_IMAGE_MESSAGE } from '../../tasks/task-rules.ts';
 

@@ -1,5 +1,5 @@
 import type { ReactNode, Ref } from 'react';
-import { Box, Button, Field, HStack, Stack, Text, Textarea, Wrap } from '@chakra-ui/react';
+import { Box, Button, Field, HStack, Stack, Text, Textarea, Wrap } from '@aim/shared-kit/ui';
 import { isSubmitKey } from '../prompt-rules.ts';
 import { EXAMPLE_PROMPTS } from '../task-model.ts';
 

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { Box, Button, HStack, Image, List, Stack, Text } from '@chakra-ui/react';
+import { Box, Button, HStack, Image, List, Stack, Text } from '@aim/shared-kit/ui';
 
 type PromptChoicesProps = {
   /** describe: "Prompts for this image"; shorten: "Shorter prompts". */

@@ -1,4 +1,4 @@
-import { Button, Code, HStack, Text } from '@chakra-ui/react';
+import { Button, Code, HStack, Text } from '@aim/shared-kit/ui';
 import type { availableActions } from '../task-model.ts';
 
 type Props = {

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Box, Button, Group, HStack, IconButton, Image, Menu, Portal, SimpleGrid, Skeleton, Spinner, Stack, Text } from '@chakra-ui/react';
+import { Box, Button, Group, HStack, IconButton, Image, Menu, Portal, SimpleGrid, Skeleton, Spinner, Stack, Text } from '@aim/shared-kit/ui';
 import { TaskProgressBar } from '../../../components/task-progress-bar.tsx';
 import {
   CELL_UPSCALES,

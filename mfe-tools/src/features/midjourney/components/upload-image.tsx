@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { Button, CloseButton, Dialog, Input, Portal, Stack, Text } from '@chakra-ui/react';
+import { Button, CloseButton, Dialog, Input, Portal, Stack, Text } from '@aim/shared-kit/ui';
 import { ACCEPTED_IMAGE_TYPES } from '@aim/shared-kit/domain';
 import { isAcceptedImage, UNSUPPORTED_IMAGE_MESSAGE } from '../../tasks/task-rules.ts';
 import { INSECURE_UPLOAD_URL_MESSAGE, shouldShowUploadUrl } from '../prompt-rules.ts';

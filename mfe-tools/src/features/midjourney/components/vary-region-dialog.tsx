@@ -1,5 +1,5 @@
 import { type KeyboardEvent, type PointerEvent, useEffect, useId, useRef, useState } from 'react';
-import { Box, Button, chakra, CloseButton, Dialog, Field, HStack, Image, Portal, SegmentGroup, Slider, Stack, Text, Textarea } from '@chakra-ui/react';
+import { Box, Button, chakra, CloseButton, Dialog, Field, HStack, Image, Portal, SegmentGroup, Slider, Stack, Text, Textarea } from '@aim/shared-kit/ui';
 import {
   clampRect,
   encodeMask,

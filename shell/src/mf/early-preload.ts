@@ -1,0 +1,92 @@
+// The start of a cold load, before the shell's own JavaScript: an inline script in index.html
+// (rsbuild.config.ts puts it first in <head>) fetches /runtime-config.json and, on a deep link into
+// a remote, that remote's mf-manifest.json, then hints the browser to fetch the remote entry and
+// the exposed module's chunks. Without it, the manifest request waits for the shell entry, every
+// shared chunk and bootstrap (preloadRemote), i.e. until after the shell frame is ready.
+//
+// This file is build-time only (the config and tests import it; no browser bundle does). The
+// runtime half is `earlyManifestPlugin` in federation.ts: the MF runtime's manifest fetch takes the
+// early response once, and falls back to its own fetch (so a 404 still ends in the remote's
+// fallback with Retry, and Retry fetches afresh).
+//
+// A preview override (`?mf-preview=` or one kept in sessionStorage) replaces a remote's URL after
+// the runtime config arrives; the script then skips that remote, so nothing stale is fetched.
+
+import { PREVIEW_STORAGE_KEY } from './preview.ts';
+
+/** Which remote owns a path: exact paths and path prefixes (kept as data for the inline script). */
+export const REMOTE_ROUTES = [
+  { remote: 'mfe_tools', exact: ['/dashboard', '/dashboard/'], prefixes: ['/dashboard/tools/'] },
+  { remote: 'mfe_assets', exact: [], prefixes: ['/dashboard/assets/'] },
+  { remote: 'mfe_billing', exact: ['/payment-success'], prefixes: ['/dashboard/billing/'] },
+  { remote: 'mfe_developer', exact: ['/dashboard/api-keys', '/dashboard/task-logs'], prefixes: [] },
+  { remote: 'mfe_onboarding', exact: ['/welcome'], prefixes: [] },
+] as const;
+
+export type RemoteName = (typeof REMOTE_ROUTES)[number]['remote'];
+
+/** The exposed module the shell mounts for a route. */
+export const ROUTE_EXPOSE = 'App';
+
+export function remoteForPath(pathname: string): RemoteName | null {
+  const route = REMOTE_ROUTES.find((r) => (r.exact as readonly string[]).includes(pathname) || r.prefixes.some((p) => pathname.startsWith(p)));
+  return route?.remote ?? null;
+}
+
+/** Where the inline script leaves its promises for the shell's bootstrap and federation code. */
+export type EarlyState = {
+  /** mf-manifest.json URL -> its text, fetched early; taken (deleted) by the first reader. */
+  manifests: Record<string, Promise<string>>;
+};
+
+/**
+ * The inline script (plain ES2020, not transpiled: keep it small). Its matching mirrors
+ * remoteForPath above; shell/test/early-preload.test.ts runs both over the same paths.
+ */
+export function earlyPreloadScript(): string {
+  return `(() => {
+  const routes = ${JSON.stringify(REMOTE_ROUTES)};
+  const config = fetch('/runtime-config.json', { cache: 'no-store' }).then((res) => {
+    if (!res.ok) throw new Error('/runtime-config.json: HTTP ' + res.status);
+    return res.json();
+  });
+  config.catch(() => {});
+  window.__AIM_RUNTIME_CONFIG__ = config;
+  const early = (window.__AIM_EARLY__ = { manifests: {} });
+  const path = location.pathname;
+  const route = routes.find((r) => r.exact.includes(path) || r.prefixes.some((p) => path.startsWith(p)));
+  if (!route) return;
+  const remote = route.remote;
+  if (new URLSearchParams(location.search).getAll('mf-preview').some((v) => v.startsWith(remote + '='))) return;
+  try {
+    if (JSON.parse(sessionStorage.getItem(${JSON.stringify(PREVIEW_STORAGE_KEY)}) || '{}')[remote]) return;
+  } catch (e) {}
+  const hint = (href) => {
+    const link = document.createElement('link');
+    link.rel = 'preload';
+    link.as = 'script';
+    link.href = href;
+    document.head.appendChild(link);
+  };
+  config
+    .then((cfg) => {
+      const url = cfg && cfg.remotes && cfg.remotes[remote];
+      if (!url) return;
+      const text = fetch(url).then((res) => {
+        if (!res.ok) throw new Error(url + ': HTTP ' + res.status);
+        return res.text();
+      });
+      early.manifests[url] = text;
+      return text.then((body) => {
+        const manifest = JSON.parse(body);
+        const meta = manifest.metaData;
+        const base = meta.publicPath && meta.publicPath !== 'auto' ? meta.publicPath : new URL('.', url).href;
+        const entry = meta.remoteEntry;
+        hint(new URL((entry.path ? entry.path.replace(/\\/?$/, '/') : '') + entry.name, base).href);
+        const expose = (manifest.exposes || []).find((e) => e.name === ${JSON.stringify(ROUTE_EXPOSE)});
+        for (const file of (expose && expose.assets.js.sync) || []) hint(new URL(file, base).href);
+      });
+    })
+    .catch(() => {});
+})();`;
+}
