@@ -2,12 +2,17 @@
 // type-checks and lint, then each package's vitest suite (unit, API, and database tests against both
 // PGlite and a real PostgreSQL the suites start themselves), then the Playwright journeys in
 // Chromium against the platform started as `npm start` starts it. Prints one closing line.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureInstall, root, run } from './ensure-install.mjs';
+import { ensureSystemPackages } from './system-deps.mjs';
 import { readPlaywrightReport, readVitestReport } from './test-report.mjs';
 
+// Debian's chromium and postgresql, curl and python3 first: installed when this process may
+// (root, passwordless sudo), else a stop with the exact command, before any suite runs
+if (!ensureSystemPackages()) process.exit(1);
 ensureInstall();
 
 const packages = readdirSync(root)
@@ -30,6 +35,19 @@ function step(name, fn) {
 
 // 1. Types
 for (const p of withScript('typecheck')) step(`typecheck ${p.dir}`, () => run('pnpm', ['--filter', p.pkg.name, 'typecheck']));
+
+// 1a. The set-up scripts' own tests (node --test): which system packages get installed or asked for
+{
+  const t0 = Date.now();
+  const r = spawnSync(process.execPath, ['--test', '--test-reporter=tap', 'scripts/system-deps.test.mjs'], { cwd: root, encoding: 'utf8' });
+  process.stdout.write(r.stdout ?? '');
+  process.stderr.write(r.stderr ?? '');
+  const count = (label) => Number((r.stdout ?? '').match(new RegExp(`^# ${label} (\\d+)$`, 'm'))?.[1] ?? 0);
+  passed += count('pass');
+  failed += count('fail');
+  for (const m of (r.stdout ?? '').matchAll(/^\s*not ok \d+ - (.+)$/gm)) failures.push(`scripts › ${m[1]}`);
+  results.push({ name: 'node --test scripts/system-deps.test.mjs', ok: r.status === 0, s: ((Date.now() - t0) / 1000).toFixed(1) });
+}
 
 // 1b. One formatter and linter for the whole repository (Biome), and knip for unused files,
 // exports and dependencies
