@@ -1,8 +1,9 @@
-import { type DragEvent, useId, useState } from 'react';
+import { useId } from 'react';
 import { Badge, Box, chakra, CloseButton, Icon, Image, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { AI_PHOTO } from '@aim/shared-kit/domain';
 import { isLowResolution, PHOTO_TYPES } from '../ai-photos-rules.ts';
 import type { SelectedPhoto, SelectionNotice } from '../use-photo-selection.ts';
+import { useDropZone } from '../../../components/use-drop-zone.ts';
 
 type PhotoPickerProps = {
   photos: SelectedPhoto[];
@@ -24,15 +25,8 @@ type PhotoPickerProps = {
  */
 export function PhotoPicker({ photos, notice, maxMessage, warnings, error, disabled, onFiles, onRemove, onMeasured }: PhotoPickerProps) {
   const id = useId();
-  const [dragging, setDragging] = useState(false);
+  const { zoneProps } = useDropZone({ disabled, error: error, onFiles: onFiles });
   const described = [`${id}-hint`, error ? `${id}-error` : null].filter(Boolean).join(' ');
-
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    setDragging(false);
-    const files = [...(e.dataTransfer.files ?? [])];
-    if (files.length && !disabled) onFiles(files);
-  };
 
   return (
     <Stack gap="3" data-testid="photo-picker">
@@ -50,20 +44,8 @@ export function PhotoPicker({ photos, notice, maxMessage, warnings, error, disab
         rounded="l2"
         borderWidth="2px"
         borderStyle="dashed"
-        borderColor={dragging ? 'brand.solid' : error ? 'border.error' : 'border'}
-        bg={dragging ? 'brand.subtle' : 'bg.subtle'}
         color="fg.muted"
-        cursor={disabled ? 'not-allowed' : 'pointer'}
-        opacity={disabled ? 0.7 : 1}
-        transition="border-color 0.15s, background 0.15s"
-        _hover={disabled ? undefined : { borderColor: 'brand.emphasized' }}
-        css={{ '&:has(input:focus-visible)': { outline: '2px solid', outlineColor: 'brand.focusRing', outlineOffset: '2px' } }}
-        onDragOver={(e: DragEvent) => {
-          e.preventDefault();
-          if (!disabled) setDragging(true);
-        }}
-        onDragLeave={() => setDragging(false)}
-        onDrop={onDrop}
+        {...zoneProps}
       >
         <chakra.input
           id={`${id}-input`}

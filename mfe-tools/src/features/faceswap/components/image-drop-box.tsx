@@ -1,7 +1,8 @@
-import { type DragEvent, useId, useState } from 'react';
+import { useId } from 'react';
 import { Card, chakra, Icon, Image, Spinner, Stack, Text } from '@aim/shared-kit/ui';
 import { ACCEPTED_IMAGE_TYPES } from '@aim/shared-kit/domain';
 import { IMAGE_LABELS, type ImageRole, type ImageSlot } from '../faceswap-rules.ts';
+import { useDropZone } from '../../../components/use-drop-zone.ts';
 
 type ImageDropBoxProps = {
   role: ImageRole;
@@ -20,15 +21,8 @@ type ImageDropBoxProps = {
 export function ImageDropBox({ role, hint, slot, disabled, onFile }: ImageDropBoxProps) {
   const label = IMAGE_LABELS[role];
   const id = useId();
-  const [dragging, setDragging] = useState(false);
+  const { zoneProps } = useDropZone({ disabled, error: slot.error, onFiles: (files) => onFile(files[0]!) });
   const described = [`${id}-hint`, slot.error ? `${id}-error` : null].filter(Boolean).join(' ');
-
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    setDragging(false);
-    const file = e.dataTransfer.files?.[0];
-    if (file && !disabled) onFile(file);
-  };
 
   return (
     <Card.Root variant="outline" size="sm" data-testid={`${role}-box`}>
@@ -53,19 +47,7 @@ export function ImageDropBox({ role, hint, slot, disabled, onFile }: ImageDropBo
           rounded="l2"
           borderWidth="2px"
           borderStyle={slot.preview ? 'solid' : 'dashed'}
-          borderColor={dragging ? 'brand.solid' : slot.error ? 'border.error' : 'border'}
-          bg={dragging ? 'brand.subtle' : 'bg.subtle'}
-          cursor={disabled ? 'not-allowed' : 'pointer'}
-          opacity={disabled ? 0.7 : 1}
-          transition="border-color 0.15s, background 0.15s"
-          _hover={disabled ? undefined : { borderColor: 'brand.emphasized' }}
-          css={{ '&:has(input:focus-visible)': { outline: '2px solid', outlineColor: 'brand.focusRing', outlineOffset: '2px' } }}
-          onDragOver={(e: DragEvent) => {
-            e.preventDefault();
-            if (!disabled) setDragging(true);
-          }}
-          onDragLeave={() => setDragging(false)}
-          onDrop={onDrop}
+          {...zoneProps}
         >
           <chakra.input
             id={`${id}-input`}

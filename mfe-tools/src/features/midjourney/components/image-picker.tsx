@@ -1,7 +1,8 @@
-import { type DragEvent, useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Box, chakra, CloseButton, Image, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { ACCEPTED_IMAGE_TYPES } from '@aim/shared-kit/domain';
 import { isAcceptedImage, UNSUPPORTED_IMAGE_MESSAGE } from '../../tasks/task-rules.ts';
+import { useDropZone } from '../../../components/use-drop-zone.ts';
 
 export type PickedImage = { id: string; file: File; preview: string | null };
 
@@ -73,13 +74,7 @@ type ImagePickerProps = {
  */
 export function ImagePicker({ label, hint, multiple, disabled, images, error, onFiles, onRemove, testId }: ImagePickerProps) {
   const id = useId();
-  const [dragging, setDragging] = useState(false);
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    setDragging(false);
-    const files = [...(e.dataTransfer.files ?? [])];
-    if (files.length && !disabled) onFiles(files);
-  };
+  const { zoneProps } = useDropZone({ disabled, error: error, onFiles: onFiles });
   return (
     <Stack gap="2">
       <chakra.label
@@ -94,19 +89,7 @@ export function ImagePicker({ label, hint, multiple, disabled, images, error, on
         rounded="l2"
         borderWidth="2px"
         borderStyle="dashed"
-        borderColor={dragging ? 'brand.solid' : error ? 'border.error' : 'border'}
-        bg={dragging ? 'brand.subtle' : 'bg.subtle'}
-        cursor={disabled ? 'not-allowed' : 'pointer'}
-        opacity={disabled ? 0.7 : 1}
-        transition="border-color 0.15s, background 0.15s"
-        _hover={disabled ? undefined : { borderColor: 'brand.emphasized' }}
-        css={{ '&:has(input:focus-visible)': { outline: '2px solid', outlineColor: 'brand.focusRing', outlineOffset: '2px' } }}
-        onDragOver={(e: DragEvent) => {
-          e.preventDefault();
-          if (!disabled) setDragging(true);
-        }}
-        onDragLeave={() => setDragging(false)}
-        onDrop={onDrop}
+        {...zoneProps}
       >
         <chakra.input
           id={`${id}-input`}
