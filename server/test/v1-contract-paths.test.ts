@@ -10,9 +10,6 @@
  * databases; this file runs on PGlite only, with the engines' smallest outputs, to stay quick.
  */
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@aim/supabase/db';
@@ -22,11 +19,11 @@ import { encodeWav } from '../src/engines/local-audio/wav.ts';
 import { closeLocalFaceEngine, createLocalFaceEngine } from '../src/engines/local-face/index.ts';
 import { closeLocalVideoEncoder, createLocalVideoEngine } from '../src/engines/local-video/index.ts';
 import { createImageFetcher } from '../src/storage/image-fetcher.ts';
-import { createWebhookService, verifyWebhookSignature, type WebhookService } from '../src/webhooks/index.ts';
-import { sendTaskWebhooks } from '../src/webhooks/task-webhooks.ts';
-import { captureLogger, createUser, type TestUser } from './helpers.ts';
+import { verifyWebhookSignature } from '../src/webhooks/index.ts';
+import { createUser, type TestUser } from './helpers.ts';
 import { facePhotos } from './support/face-photos.ts';
 import { grantCredits, openTestDb, TEST_CELL_SIZE, taskHarness, type TaskHarness } from './support/tasks.ts';
+import { startV1Platform, type V1Platform } from './support/v1-platform.ts';
 import { createV1Client, V1_CLIENT_STATUSES, V1ApiError, type V1Client, type V1Task } from './support/v1-client.ts';
 
 const CREDITS = 5_000;
@@ -59,12 +56,10 @@ const picture = (width: number, height: number, r: number, g: number, b: number)
 describe('every APIFRAME v1 path as a v1 client uses it (PGlite, local engines)', () => {
   let db: Db;
   let h: TaskHarness;
-  let webhooks: WebhookService;
-  let server: http.Server;
   let baseUrl: string;
-  let receiver: http.Server;
   let receiverUrl: string;
-  const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  let received: V1Platform['received'];
+  let platform: V1Platform;
   let user: TestUser;
   let v1: V1Client;
   /** Every task submitted, for /fetch-many and /account. */
@@ -83,27 +78,9 @@ describe('every APIFRAME v1 path as a v1 client uses it (PGlite, local engines)'
       createLocalVideoEngine({ shortSide: 64, fps: 6 }),
       createLocalAudioEngine({ sunoSeconds: [2, 2.5], extendSeconds: [1, 1.5], udioSeconds: { 'udio32-v1.5': 2 } }),
     ]);
-    const log = captureLogger();
-    webhooks = createWebhookService({ db, log, allowPrivateTargets: true, pollIntervalMs: 50 });
     // embedded rules (the tests' API config): our own media are read from the store
-    const worker = h.worker({ pollMs: 50, imageFetcher: createImageFetcher({ media: h.media, embedded: true }) });
-    sendTaskWebhooks({ db, events: worker, webhooks, log });
-    webhooks.start();
-    await worker.start();
-    await new Promise<void>((resolve) => {
-      server = serve({ fetch: h.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve()) as http.Server;
-    });
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body });
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1-hook`;
+    platform = await startV1Platform({ db, h, worker: h.worker({ pollMs: 50, imageFetcher: createImageFetcher({ media: h.media, embedded: true }) }) });
+    ({ baseUrl, receiverUrl, received } = platform);
     user = await createUser(db);
     await grantCredits(db, user.id, CREDITS);
     v1 = createV1Client({ baseUrl, apiKey: user.apiKey });
@@ -113,12 +90,8 @@ describe('every APIFRAME v1 path as a v1 client uses it (PGlite, local engines)'
   });
   afterAll(async () => {
     expect(h?.appLog.lines.filter((l) => l.includes('unhandled error')) ?? []).toEqual([]);
-    await webhooks?.stop();
+    await platform?.close();
     await h?.cleanup();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    receiver?.closeAllConnections();
-    await new Promise((resolve) => receiver?.close(resolve));
     await db?.close();
     await closeLocalVideoEncoder();
     await closeLocalFaceEngine();

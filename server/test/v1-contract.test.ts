@@ -4,17 +4,14 @@
  * /account, webhook bodies equal to the /fetch result, errors read from `message`. Every v1
  * path gets its case here as it is built (see test/support/v1-client.ts).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
-import { createWebhookService, verifyWebhookSignature, type WebhookService } from '../src/webhooks/index.ts';
-import { sendTaskWebhooks } from '../src/webhooks/task-webhooks.ts';
-import { captureLogger, createUser, type TestUser } from './helpers.ts';
+import { verifyWebhookSignature } from '../src/webhooks/index.ts';
+import { createUser, type TestUser } from './helpers.ts';
 import { createLocalEngine } from '../src/engines/local/index.ts';
 import { grantCredits, openTestDb, TEST_CELL_SIZE, taskHarness, type TaskHarness } from './support/tasks.ts';
+import { startV1Platform, type V1Platform } from './support/v1-platform.ts';
 import { createV1Client, V1_CLIENT_STATUSES, V1ApiError, type V1Client, type V1Task, V1TaskFailedError } from './support/v1-client.ts';
 
 const CREDITS = 50;
@@ -22,12 +19,10 @@ const CREDITS = 50;
 describe.each(testDatabaseKinds())('an APIFRAME v1 client on %s', (kind) => {
   let db: Db;
   let h: TaskHarness;
-  let webhooks: WebhookService;
-  let server: http.Server;
   let baseUrl: string;
-  let receiver: http.Server;
   let receiverUrl: string;
-  const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  let received: V1Platform['received'];
+  let platform: V1Platform;
   let user: TestUser;
   /** An account without credits. */
   let poor: TestUser;
@@ -37,37 +32,16 @@ describe.each(testDatabaseKinds())('an APIFRAME v1 client on %s', (kind) => {
     db = await openTestDb(kind);
     // outputs over 256×256 fail, so a 4x upscale of a cell is a real engine failure
     h = await taskHarness(db, [createLocalEngine({ cellSize: TEST_CELL_SIZE, maxOutputPixels: 256 * 256 })]);
-    const log = captureLogger();
-    webhooks = createWebhookService({ db, log, allowPrivateTargets: true, pollIntervalMs: 50 });
-    const worker = h.worker();
-    sendTaskWebhooks({ db, events: worker, webhooks, log });
-    webhooks.start();
-    await worker.start();
-    await new Promise<void>((resolve) => {
-      server = serve({ fetch: h.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve()) as http.Server;
-    });
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body });
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1-hook`;
+    platform = await startV1Platform({ db, h, worker: h.worker() });
+    ({ baseUrl, receiverUrl, received } = platform);
     user = await createUser(db);
     await grantCredits(db, user.id, CREDITS);
     v1 = createV1Client({ baseUrl, apiKey: user.apiKey });
     poor = await createUser(db);
   });
   afterAll(async () => {
-    await webhooks?.stop();
+    await platform?.close();
     await h?.cleanup();
-    server?.closeAllConnections();
-    await new Promise((r) => server?.close(r));
-    await new Promise((r) => receiver?.close(r));
     await db?.close();
   });
 
