@@ -3,7 +3,10 @@
  * when it refuses to start them. Their default keys and secrets are the Supabase CLI's
  * public ones: fine on loopback, an open door on any other address (anyone could sign a
  * JWT, use the service_role key or mint captcha solutions). Off loopback the services are
- * not in embedded mode either, so /_dev (dev mailbox, fake GitHub) is not mounted.
+ * not in embedded mode either, so /_dev (dev mailbox, fake GitHub) is not mounted. Nor is it
+ * on a shared PostgreSQL (DATABASE_URL): that is a deployment, where the mailbox would hand
+ * anyone's magic link to whoever asks; run hosted or self-hosted Supabase with SMTP there
+ * (docs/operations/scaling.md).
  */
 import net from 'node:net';
 import {
@@ -61,7 +64,15 @@ export function exposureRefusal(host: string, env: Env): string | undefined {
   ].join('\n');
 }
 
-/** The launcher's local services config: keys and secrets from the environment, /_dev only on loopback. */
+/**
+ * Whether the dev tools (/_dev: the mailbox with everyone's magic links, the fake GitHub) may
+ * be served: embedded mode only, that is on loopback and on the embedded PGlite database.
+ */
+export function devToolsAllowed(host: string, env: Env): boolean {
+  return isLoopbackHost(host) && !env.DATABASE_URL;
+}
+
+/** The launcher's local services config: keys and secrets from the environment, /_dev only in embedded mode. */
 export function localServicesConfig(host: string, env: Env, base: LocalSupabaseConfig): LocalSupabaseConfig {
   return {
     ...base,
@@ -71,6 +82,6 @@ export function localServicesConfig(host: string, env: Env, base: LocalSupabaseC
     publishableKey: env.SUPABASE_PUBLISHABLE_KEY || base.publishableKey,
     secretKey: env.SUPABASE_SECRET_KEY || base.secretKey,
     captcha: { ...base.captcha, hmacKey: env.ALTCHA_HMAC_KEY || base.captcha.hmacKey },
-    embedded: isLoopbackHost(host),
+    embedded: devToolsAllowed(host, env),
   };
 }

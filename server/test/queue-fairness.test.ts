@@ -209,6 +209,6 @@ async function explainFairClaim(db: Db, queue: string): Promise<string> {
       return { rows: [] };
     },
   } as unknown as Queryable;
-  await jobRepository(explaining).claim({ queue, wanted: 2, limit: 10, workerId: 'explain', leaseSeconds: 60, exclude: [], fairness: FAIR });
+  await jobRepository(explaining).claim({ queue, wanted: 2, clusterLimit: 10, workerId: 'explain', leaseSeconds: 60, exclude: [], fairness: FAIR });
   return plan;
 }

@@ -1,7 +1,8 @@
 /**
  * @module The task job queue on Postgres (table public.task_jobs; PGlite and PostgreSQL):
- * claims (SKIP LOCKED, per-queue concurrency limit), leases kept alive by heartbeats and
- * recovered when they expire (a crashed worker), retries with exponential backoff, a
+ * claims (SKIP LOCKED; an optional cluster-wide cap per queue), short leases kept alive by
+ * one heartbeat per worker and recovered when they expire (a crashed worker: its jobs are
+ * runnable again as soon as the lease runs out), retries with exponential backoff, a
  * wake-up on new jobs through LISTEN/NOTIFY (polling covers a missed notification), and the
  * registration of the queues each live worker serves (read by the stuck-task sweep).
  */
@@ -17,7 +18,7 @@ export const WORKER_TTL_MS = 60_000;
 
 export interface JobQueueOptions {
   workerId: string;
-  /** How long a claim stays valid without a heartbeat. */
+  /** How long a claim stays valid without a heartbeat (WORKER_LEASE_MS). */
   leaseMs: number;
   /** First retry delay; doubles per attempt. */
   backoffMs: number;
@@ -39,11 +40,14 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
   const leaseSeconds = options.leaseMs / 1000;
   const jobs = jobRepository(db);
   return {
-    /** Claims up to `wanted` jobs of `queue`, at most `limit` live at once across all workers. */
-    claim(queue: string, wanted: number, limit: number, exclude: string[]): Promise<JobRow[]> {
+    /**
+     * Claims up to `wanted` jobs of `queue` (this worker's free slots), never more than
+     * `clusterLimit` live at once across all workers when that is set.
+     */
+    claim(queue: string, wanted: number, clusterLimit: number | null, exclude: string[]): Promise<JobRow[]> {
       if (wanted <= 0) return Promise.resolve([]);
       return db.transaction((tx) =>
-        jobRepository(tx).claim({ queue, wanted, limit, workerId: options.workerId, leaseSeconds, exclude, fairness: options.fairness }),
+        jobRepository(tx).claim({ queue, wanted, clusterLimit, workerId: options.workerId, leaseSeconds, exclude, fairness: options.fairness }),
       );
     },
     /** Jobs whose worker died on their last attempt, leased to this worker so it can fail them. */
@@ -51,12 +55,14 @@ export function createJobQueue(db: Db, options: JobQueueOptions) {
       return db.transaction((tx) => jobRepository(tx).claimExhausted(queue, options.workerId, leaseSeconds));
     },
     heartbeat: (job: JobRow) => jobs.heartbeat(job.task_id, job.lease_token, leaseSeconds),
+    /** Renews every lease of this worker at once; answers the lease tokens it still holds. */
+    heartbeatAll: () => jobs.heartbeatWorker(options.workerId, leaseSeconds),
     setUpstreamId: (job: JobRow, upstreamId: string) => jobs.setUpstreamId(job.task_id, job.lease_token, upstreamId),
     /** Schedules the next attempt after the backoff of this one. */
     retryLater: (job: JobRow, error: string) =>
       jobs.retry(job.task_id, job.lease_token, backoffMs(job.attempts, options.backoffMs, options.maxBackoffMs) / 1000, error),
-    /** Gives a job back untouched (worker shutting down): runnable now, the attempt not counted. */
-    release: (job: JobRow) => jobs.retry(job.task_id, job.lease_token, 0, null, true),
+    /** Gives a job back untouched (worker shutting down): runnable now in its old place, the attempt not counted. */
+    release: (job: JobRow) => jobs.release(job.task_id, job.lease_token),
     /** Records this worker as live and serving `queues` (call at start and every WORKER_REFRESH_MS). */
     register: (queues: readonly string[]) => jobs.registerWorker(options.workerId, queues),
     unregister: () => jobs.unregisterWorker(options.workerId),

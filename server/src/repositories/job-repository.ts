@@ -1,7 +1,7 @@
 /**
  * @module public.task_jobs: the job queue's SQL (one job per task). Claims use
- * `FOR UPDATE SKIP LOCKED` so concurrent workers never take the same job, under a
- * per-queue advisory lock so the concurrency limit of a queue holds across processes.
+ * `FOR UPDATE SKIP LOCKED` so concurrent workers never take the same job; a cluster-wide
+ * cap of a queue (or the per-account cap) is held under a per-queue advisory lock.
  * Every write by a worker after its claim is fenced by the claim's lease token. Workers
  * register the queues they serve (public.task_workers), so the stuck-job sweep can tell a
  * job nobody will ever take.
@@ -121,28 +121,36 @@ export function jobRepository(q: Queryable) {
   return {
     /**
      * Claims up to `wanted` runnable jobs of `queue` (due queued jobs, and active jobs whose
-     * lease expired with attempts left), never letting more than `limit` leases of the
-     * queue be live at once. Run inside a transaction: the advisory lock is held to commit.
+     * lease expired with attempts left). The caller sizes `wanted` by its own free slots (a
+     * worker's limit is per process); `clusterLimit`, when set, also caps the live leases of
+     * the queue across all workers (an upstream's rate limit). Run inside a transaction: a
+     * cap (cluster or per account) is held under a per-queue advisory lock until commit;
+     * without one, SKIP LOCKED alone keeps claims apart and workers never wait on each other.
      * The order is first in, first out (`fairness.mode` 'fifo'), or by account turns
      * ('account', see FAIR_PICK); FIFO within one account either way.
      */
     async claim(opts: {
       queue: string;
       wanted: number;
-      limit: number;
+      clusterLimit: number | null;
       workerId: string;
       leaseSeconds: number;
       exclude: string[];
       fairness?: ClaimFairness;
     }): Promise<JobRow[]> {
-      await q.query(`select pg_advisory_xact_lock(hashtext('aim_task_jobs:' || $1))`, [opts.queue]);
-      const { rows: busy } = await q.query<{ n: number }>(
-        `select count(*)::int as n from public.task_jobs where queue = $1 and state = 'active' and lease_expires_at > now()`,
-        [opts.queue],
-      );
-      const take = Math.min(opts.wanted, opts.limit - busy[0].n);
-      if (take <= 0) return [];
       const fair = opts.fairness?.mode === 'account';
+      const capped = opts.clusterLimit !== null || (fair && opts.fairness?.maxRunningPerAccount != null);
+      if (capped) await q.query(`select pg_advisory_xact_lock(hashtext('aim_task_jobs:' || $1))`, [opts.queue]);
+      let take = opts.wanted;
+      if (opts.clusterLimit !== null) {
+        // expired leases (a dead worker's) never count: their jobs are runnable again
+        const { rows: busy } = await q.query<{ n: number }>(
+          `select count(*)::int as n from public.task_jobs where queue = $1 and state = 'active' and lease_expires_at > now()`,
+          [opts.queue],
+        );
+        take = Math.min(take, opts.clusterLimit - busy[0].n);
+      }
+      if (take <= 0) return [];
       const { rows } = await q.query<JobRow>(
         `with recursive ${fair ? FAIR_PICK : FIFO_PICK}
          update public.task_jobs j
@@ -155,6 +163,34 @@ export function jobRepository(q: Queryable) {
         [opts.queue, take, opts.workerId, opts.leaseSeconds, opts.exclude, ...(fair ? [opts.fairness?.maxRunningPerAccount ?? null] : [])],
       );
       return rows;
+    },
+
+    /**
+     * Extends every lease a worker holds, in one statement (its heartbeat); answers the lease
+     * tokens still held, so the worker can abandon the jobs it lost (expired and taken over).
+     */
+    async heartbeatWorker(workerId: string, leaseSeconds: number): Promise<Set<string>> {
+      const { rows } = await q.query<{ lease_token: string }>(
+        `update public.task_jobs set lease_expires_at = now() + make_interval(secs => $2), updated_at = now()
+          where locked_by = $1 and state = 'active' returning lease_token`,
+        [workerId, leaseSeconds],
+      );
+      return new Set(rows.map((r) => r.lease_token));
+    },
+
+    /**
+     * Gives a claimed job back untouched (its worker is shutting down): runnable at once, in
+     * its old place in the queue (run_at is kept), the claim's attempt and its claimed_at undone.
+     */
+    async release(taskId: string, leaseToken: string): Promise<boolean> {
+      const { rows } = await q.query(
+        `update public.task_jobs
+            set state = 'queued', attempts = greatest(attempts - 1, 0), claimed_at = null,
+                lease_token = null, lease_expires_at = null, locked_by = null, updated_at = now()
+          where task_id = $1 and lease_token = $2 and state = 'active' returning task_id`,
+        [taskId, leaseToken],
+      );
+      return rows.length > 0;
     },
 
     /** Extends a lease; false when the lease is no longer this claim's (expired and taken). */
@@ -185,15 +221,14 @@ export function jobRepository(q: Queryable) {
       return rows.length > 0;
     },
 
-    /** Puts a claimed job back to run again after `delaySeconds`; `refundAttempt` undoes the claim's attempt (shutdown). */
-    async retry(taskId: string, leaseToken: string, delaySeconds: number, error: string | null, refundAttempt = false): Promise<boolean> {
+    /** Puts a claimed job back to run again after `delaySeconds` (a failed attempt: the back of the queue). */
+    async retry(taskId: string, leaseToken: string, delaySeconds: number, error: string | null): Promise<boolean> {
       const { rows } = await q.query(
         `update public.task_jobs
             set state = 'queued', run_at = now() + make_interval(secs => $3), last_error = coalesce($4, last_error),
-                attempts = case when $5 then greatest(attempts - 1, 0) else attempts end,
                 lease_token = null, lease_expires_at = null, locked_by = null, updated_at = now()
           where task_id = $1 and lease_token = $2 and state = 'active' returning task_id`,
-        [taskId, leaseToken, delaySeconds, error, refundAttempt],
+        [taskId, leaseToken, delaySeconds, error],
       );
       return rows.length > 0;
     },

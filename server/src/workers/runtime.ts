@@ -10,7 +10,16 @@
  * on Replicate; see engines/replicate/lora.ts), REPLICATE_FLUX_MODEL(S), REPLICATE_IDEOGRAM_MODEL(S),
  * REPLICATE_VIDEO_MODELS, REPLICATE_AUDIO_MODELS (each set: that family's task kinds run on the
  * models named; see engines/replicate/env.ts),
- * WORKER_CONCURRENCY (jobs per engine at once, default 2; the local face, video and audio engines always 1).
+ * MIDJOURNEY_PROXY_POLL_MS (how often a running Midjourney task is polled upstream, default 3000),
+ * WORKER_CONCURRENCY (jobs per engine at once in each worker process, default 2; the local face,
+ * video and audio engines always 1): every worker process adds this much capacity.
+ * ENGINE_MAX_RUNNING (optional: at most this many jobs of each engine at once across all workers)
+ * and ENGINE_MAX_RUNNING_<ENGINE> (the same for one engine, its name upper-cased with `-` as `_`,
+ * e.g. ENGINE_MAX_RUNNING_MIDJOURNEY_PROXY=10; wins over ENGINE_MAX_RUNNING): an upstream's rate limit.
+ * WORKER_LEASE_MS (a claimed job returns to the queue this long after its worker's last
+ * heartbeat, default 10000), WORKER_HEARTBEAT_MS (default a third of the lease),
+ * WORKER_SHUTDOWN_GRACE_MS (on SIGTERM, how long running jobs may finish before they are handed
+ * back, default 20000 in a worker process, 0 in embedded mode); see docs/operations/scaling.md.
  * QUEUE_FAIRNESS and QUEUE_MAX_RUNNING_PER_ACCOUNT (how workers share a queue between accounts)
  * are read by the worker itself: see queue-fairness.ts.
  */
@@ -58,7 +67,13 @@ function localEngines(): Engine[] {
 export function enginesFromEnv(env: NodeJS.ProcessEnv = process.env): EngineRegistry {
   const engines: Engine[] = [];
   if (env.MIDJOURNEY_PROXY_URL) {
-    engines.push(createMidjourneyProxyEngine({ baseUrl: env.MIDJOURNEY_PROXY_URL, apiSecret: env.MIDJOURNEY_PROXY_SECRET }));
+    engines.push(
+      createMidjourneyProxyEngine({
+        baseUrl: env.MIDJOURNEY_PROXY_URL,
+        apiSecret: env.MIDJOURNEY_PROXY_SECRET,
+        pollIntervalMs: positive(env, 'MIDJOURNEY_PROXY_POLL_MS'),
+      }),
+    );
   }
   // hosted faceswap, ahead of any local engine that can also swap faces
   const replicate = replicateFaceswapOptionsFromEnv(env);
@@ -81,9 +96,51 @@ export function enginesFromEnv(env: NodeJS.ProcessEnv = process.env): EngineRegi
  */
 const SERIAL_ENGINES = new Set(['local-face', 'local-video', 'local-audio']);
 
+/** Jobs of each engine one worker process runs at once (WORKER_CONCURRENCY). */
 export function concurrencyFromEnv(engines: EngineRegistry, env: NodeJS.ProcessEnv = process.env): Record<string, number> {
   const perEngine = env.WORKER_CONCURRENCY && /^[1-9]\d*$/.test(env.WORKER_CONCURRENCY) ? Number(env.WORKER_CONCURRENCY) : 2;
   return Object.fromEntries(engines.names.map((name) => [name, SERIAL_ENGINES.has(name) ? 1 : perEngine]));
+}
+
+/** A positive whole number from `env[name]`, undefined when unset; anything else is refused. */
+function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  if (!/^[1-9]\d*$/.test(value)) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** `ENGINE_MAX_RUNNING_<ENGINE>` for an engine name: `midjourney-proxy` → ENGINE_MAX_RUNNING_MIDJOURNEY_PROXY. */
+export function engineCapVariable(engine: string): string {
+  return `ENGINE_MAX_RUNNING_${engine.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/**
+ * Cluster-wide caps by engine (ENGINE_MAX_RUNNING_<ENGINE>, else ENGINE_MAX_RUNNING); an engine
+ * with neither set has none: its capacity is the sum of the workers' WORKER_CONCURRENCY.
+ */
+export function clusterLimitsFromEnv(engines: EngineRegistry, env: NodeJS.ProcessEnv = process.env): Record<string, number> {
+  const all = positive(env, 'ENGINE_MAX_RUNNING');
+  const limits: Record<string, number> = {};
+  for (const name of engines.names) {
+    const cap = positive(env, engineCapVariable(name)) ?? all;
+    if (cap !== undefined) limits[name] = cap;
+  }
+  return limits;
+}
+
+/** Lease, heartbeat and shutdown grace of a worker (WORKER_LEASE_MS, WORKER_HEARTBEAT_MS, WORKER_SHUTDOWN_GRACE_MS). */
+export function workerTimingFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  defaults: { shutdownGraceMs: number } = { shutdownGraceMs: 20_000 },
+): { leaseMs: number; heartbeatMs: number; shutdownGraceMs: number } {
+  const leaseMs = positive(env, 'WORKER_LEASE_MS') ?? 10_000;
+  const heartbeatMs = positive(env, 'WORKER_HEARTBEAT_MS') ?? Math.max(100, Math.floor(leaseMs / 3));
+  if (heartbeatMs >= leaseMs) throw new Error(`WORKER_HEARTBEAT_MS (${heartbeatMs}) must be shorter than WORKER_LEASE_MS (${leaseMs})`);
+  const grace = env.WORKER_SHUTDOWN_GRACE_MS;
+  if (grace !== undefined && grace !== '' && !/^\d+$/.test(grace))
+    throw new Error(`WORKER_SHUTDOWN_GRACE_MS must be a whole number of milliseconds, got ${JSON.stringify(grace)}`);
+  return { leaseMs, heartbeatMs, shutdownGraceMs: grace ? Number(grace) : defaults.shutdownGraceMs };
 }
 
 /** Fills what main.ts did not pass to createApiApp: disk media under `<repo>/.data/media`, the local engines. */

@@ -1,4 +1,5 @@
 import { parse, PGlite, protocol } from '@electric-sql/pglite';
+import { createDrain } from './drain.ts';
 import type { Db, Queryable, QueryResult, Statement } from './types.ts';
 
 // PGlite's byte count of a string parameter assumes every low surrogate follows a high one:
@@ -50,21 +51,33 @@ async function pipeline(pg: PGlite, statements: Statement[]): Promise<QueryResul
     .map((r) => ({ rows: r.rows as Record<string, unknown>[], fields: r.fields, rowCount: (r as { rowCount?: number }).rowCount ?? r.rows.length }));
 }
 
-/** Opens (or creates) a PGlite database. `dataDir` undefined → in memory. */
+/**
+ * Opens (or creates) a PGlite database. `dataDir` undefined → in memory. `close()` first waits
+ * for the calls in flight and for those their handlers start (drain.ts).
+ */
 export async function openPglite(dataDir?: string): Promise<Db> {
   const pg = await PGlite.create(dataDir ? { dataDir } : {});
   const base = wrap(pg);
+  const drain = createDrain();
+  let closing: Promise<void> | undefined;
   return {
     kind: 'pglite',
-    ...base,
-    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
-    pipeline: (statements) => pipeline(pg, statements),
+    query: (sql, params) => drain.track(() => base.query(sql, params)),
+    exec: (sql) => drain.track(() => base.exec(sql)),
+    transaction: (fn) => drain.track(() => pg.transaction((tx) => fn(wrap(tx)))),
+    pipeline: (statements) => drain.track(() => pipeline(pg, statements)),
     async listen(channel, onPayload) {
       const unsub = await pg.listen(channel, onPayload);
       return async () => {
         await unsub();
       };
     },
-    close: () => pg.close(),
+    close() {
+      closing ??= (async () => {
+        await drain.settle(10_000, (n) => console.error(`[db] closing PGlite with ${n} call(s) still in flight`));
+        await pg.close();
+      })();
+      return closing;
+    },
   };
 }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { createDrain } from './drain.ts';
 import { createPgListener } from './pg-listener.ts';
 import type { Db, Queryable, QueryResult, Statement } from './types.ts';
 
@@ -120,66 +121,83 @@ class Pipeline {
  * Connects to a real PostgreSQL (production, and the second test leg). A dropped connection
  * never crashes the process: the pool discards a broken idle client (its `error` is logged),
  * a transaction whose connection died fails and its client is destroyed rather than reused,
- * and LISTEN reconnects by itself (pg-listener.ts).
+ * and LISTEN reconnects by itself (pg-listener.ts). While the server is away (a restart) each
+ * call fails fast with a connection error (`isConnectionError`) and the next one connects
+ * again: callers retry with backoff. `close()` first waits for the calls in flight and for
+ * those their handlers start right after (a task event handler writing its outbox row), so
+ * a graceful stop never ends the pool under them.
  */
-export async function openPostgres(connectionString: string, opts: { max?: number; log?: (line: string) => void } = {}): Promise<Db> {
+export async function openPostgres(connectionString: string, opts: { max?: number; log?: (line: string) => void; closeTimeoutMs?: number } = {}): Promise<Db> {
   const log = opts.log ?? ((line: string) => console.error(`[db] ${line}`));
-  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, types });
+  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, types, connectionTimeoutMillis: 10_000 });
   // Emitted for an idle client whose connection dropped; unhandled, it would crash the process.
   pool.on('error', (error) => log(`idle connection lost: ${error.message}`));
   // Fail fast on a bad URL instead of at the first request.
   const probe = await pool.connect();
   probe.release();
   const listener = createPgListener({ connectionString, types } as pg.ClientConfig, log);
+
+  const drain = createDrain();
+  const tracked = drain.track;
+
+  const base = wrap(pool);
+  let closing: Promise<void> | undefined;
   return {
     kind: 'postgres',
-    ...wrap(pool),
-    async transaction(fn) {
-      const client = await pool.connect();
-      // a checked-out client has no pool handler: its connection dropping must not crash us
-      let broken: Error | undefined;
-      const onError = (error: Error) => {
-        broken = error;
-      };
-      client.on('error', onError);
-      try {
-        await client.query('begin');
-        const out = await fn(wrap(client));
-        await client.query('commit');
-        return out;
-      } catch (e) {
-        if (!broken) {
-          await client.query('rollback').catch((error: Error) => {
-            broken = error;
-          });
+    query: (sql, params) => tracked(() => base.query(sql, params)),
+    exec: (sql) => tracked(() => base.exec(sql)),
+    transaction: (fn) =>
+      tracked(async () => {
+        const client = await pool.connect();
+        // a checked-out client has no pool handler: its connection dropping must not crash us
+        let broken: Error | undefined;
+        const onError = (error: Error) => {
+          broken = error;
+        };
+        client.on('error', onError);
+        try {
+          await client.query('begin');
+          const out = await fn(wrap(client));
+          await client.query('commit');
+          return out;
+        } catch (e) {
+          if (!broken) {
+            await client.query('rollback').catch((error: Error) => {
+              broken = error;
+            });
+          }
+          throw e;
+        } finally {
+          client.removeListener('error', onError);
+          // an Error destroys the client instead of handing a dead connection to the next caller
+          client.release(broken);
         }
-        throw e;
-      } finally {
-        client.removeListener('error', onError);
-        // an Error destroys the client instead of handing a dead connection to the next caller
-        client.release(broken);
-      }
-    },
-    async pipeline(statements) {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      const onError = (error: Error) => {
-        broken = error;
-      };
-      client.on('error', onError);
-      try {
-        return await new Promise<QueryResult[]>((resolve, reject) => {
-          client.query(new Pipeline(statements, resolve, reject) as never);
-        });
-      } finally {
-        client.removeListener('error', onError);
-        client.release(broken);
-      }
-    },
+      }),
+    pipeline: (statements) =>
+      tracked(async () => {
+        const client = await pool.connect();
+        let broken: Error | undefined;
+        const onError = (error: Error) => {
+          broken = error;
+        };
+        client.on('error', onError);
+        try {
+          return await new Promise<QueryResult[]>((resolve, reject) => {
+            client.query(new Pipeline(statements, resolve, reject) as never);
+          });
+        } finally {
+          client.removeListener('error', onError);
+          client.release(broken);
+        }
+      }),
     listen: (channel, onPayload, listenOpts) => listener.listen(channel, onPayload, listenOpts),
-    async close() {
-      await listener.close();
-      await pool.end();
+    close() {
+      closing ??= (async () => {
+        await drain.settle(opts.closeTimeoutMs ?? 10_000, (n) => log(`closing with ${n} call(s) still in flight`));
+        await listener.close();
+        await pool.end();
+      })();
+      return closing;
     },
   };
 }

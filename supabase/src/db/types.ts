@@ -57,3 +57,20 @@ export interface PgError extends Error {
 export function isPgError(e: unknown): e is PgError {
   return e instanceof Error && typeof (e as PgError).code === 'string';
 }
+
+/** SQLSTATEs of a lost or refused connection: class 08, and 57P01–57P03 (shutdown, crash, not accepting yet). */
+const CONNECTION_STATES = /^(08...|57P0[123])$/;
+/** Socket-level failures node-postgres raises as plain errors. */
+const CONNECTION_MESSAGES =
+  /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|connection timeout|the database system is (shutting down|starting up)/i;
+
+/**
+ * Whether an error means the database was unreachable (a restart, a failover, a cut
+ * connection) rather than that the statement was wrong: worth trying again once it is back.
+ */
+export function isConnectionError(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as PgError).code;
+  if (typeof code === 'string' && CONNECTION_STATES.test(code)) return true;
+  return CONNECTION_MESSAGES.test(e.message);
+}

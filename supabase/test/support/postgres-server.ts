@@ -14,6 +14,11 @@ export interface RunningPostgres {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /**
+   * Stops the server fast (clients see 57P01) and starts it again on the same port and data;
+   * `whileDown` runs in between (to look at clients while the server is away).
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
 }
 
 export function findPgBin(): string | undefined {
@@ -68,55 +73,74 @@ export async function startPostgres(): Promise<RunningPostgres> {
     '-c',
     'max_connections=200',
   ];
-  const child = asRoot
-    ? spawn('runuser', ['-u', 'postgres', '--', path.join(bin, 'postgres'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
-    : spawn(path.join(bin, 'postgres'), args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr?.on('data', (d) => (log += d));
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`postgres exited: ${log}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.end();
-        resolve(true);
+  const postgres = path.join(bin, 'postgres');
+  let log = '';
+  let child = launch();
+  await ready(child);
+
+  function launch() {
+    const c = asRoot
+      ? spawn('runuser', ['-u', 'postgres', '--', postgres, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
+      : spawn(postgres, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    log = '';
+    c.stderr?.on('data', (d) => (log += d));
+    return c;
+  }
+  async function ready(c: typeof child) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (c.exitCode !== null) throw new Error(`postgres exited: ${log}`);
+      const ok = await new Promise<boolean>((resolve) => {
+        const s = net.connect(port, '127.0.0.1', () => {
+          s.end();
+          resolve(true);
+        });
+        s.on('error', () => resolve(false));
       });
-      s.on('error', () => resolve(false));
-    });
-    if (ok && /ready to accept connections/.test(log)) break;
-    if (Date.now() > deadline) throw new Error(`postgres did not start: ${log}`);
-    await new Promise((r) => setTimeout(r, 100));
+      if (ok && /ready to accept connections/.test(log)) break;
+      if (Date.now() > deadline) throw new Error(`postgres did not start: ${log}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  async function halt() {
+    // Signal the postmaster itself: under root the child is `runuser`, which does not
+    // forward signals. SIGINT = PostgreSQL's fast shutdown.
+    const exited = new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+    let pid: number | undefined;
+    try {
+      pid = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    } catch {
+      pid = child.pid;
+    }
+    try {
+      if (pid) process.kill(pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
+    const timer = setTimeout(() => {
+      try {
+        if (pid) process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      child.kill('SIGKILL');
+    }, 10_000);
+    await exited;
+    clearTimeout(timer);
   }
   return {
     url,
     port,
     async stop() {
-      // Signal the postmaster itself: under root the child is `runuser`, which does not
-      // forward signals. SIGINT = PostgreSQL's fast shutdown.
-      const exited = new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-      let pid: number | undefined;
-      try {
-        pid = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      } catch {
-        pid = child.pid;
-      }
-      try {
-        if (pid) process.kill(pid, 'SIGINT');
-      } catch {
-        // already gone
-      }
-      const timer = setTimeout(() => {
-        try {
-          if (pid) process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-        child.kill('SIGKILL');
-      }, 10_000);
-      await exited;
-      clearTimeout(timer);
+      await halt();
       rmSync(dir, { recursive: true, force: true });
+    },
+    async restart(whileDown) {
+      await halt();
+      await whileDown?.();
+      child = launch();
+      await ready(child);
     },
   };
 }
