@@ -205,13 +205,15 @@ describe.each(testDatabaseKinds())('HTTP contract on %s', (kind) => {
       expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     });
 
-    it('should log one line per request with method, path, status, duration and request id, never the key', async () => {
+    it('should log one line per request with method, path, route, status, duration and request id, never the key', async () => {
       const before = log.lines.length;
       const res = await post(app, '/auth/update-onboarding-status', { key: `Bearer ${user.apiKey}`, headers: { 'x-request-id': 'log-line-1' } });
       expect(res.status).toBe(200);
       const lines = log.lines.slice(before);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^info request method=POST path=\/auth\/update-onboarding-status status=200 ms=\d+ request_id=log-line-1$/);
+      expect(lines[0]).toMatch(
+        /^info request method=POST path=\/auth\/update-onboarding-status route=\/auth\/update-onboarding-status status=200 ms=\d+ request_id=log-line-1$/,
+      );
       expect(log.lines.join('\n')).not.toContain(user.apiKey);
     });
   });

@@ -8,6 +8,7 @@
  */
 import { AUTO_TOPUP_MAX_FAILURES, creditsForCents, PLANS, TRIAL } from '../../billing/catalog.ts';
 import type { BillingEvent } from '../../billing/payment-provider.ts';
+import { recordCredits } from '../../observability/metrics.ts';
 import { billingRepository } from '../../repositories/billing-repository.ts';
 import { isHopelessFailure } from './auto-topup-policy.ts';
 import type { Billing } from './billing.ts';
@@ -28,9 +29,10 @@ export async function handleBillingEvent(billing: Billing, event: BillingEvent):
         billing.log.error('payment without credits ignored', { event_id: event.id, intent_id: event.intentId });
         return;
       }
+      let granted = false;
       await billing.db.transaction(async (tx) => {
         const repo = billingRepository(tx);
-        await repo.grantPayment({
+        granted = await repo.grantPayment({
           userId,
           email: account.email,
           sourceKey: `pi:${event.intentId}`,
@@ -46,6 +48,7 @@ export async function handleBillingEvent(billing: Billing, event: BillingEvent):
         if (event.kind === 'auto_topup' && event.metadata.attempt_id) await repo.attemptSucceeded(event.metadata.attempt_id, event.intentId, event.created);
         await repo.completeCheckout(event.intentId, event.created);
       });
+      if (granted) recordCredits('granted', event.kind, credits);
       if (event.paymentMethodId && event.savedPaymentMethod) await cardSaved(billing, userId, event.customerId, event.paymentMethodId);
       return;
     }
@@ -68,9 +71,10 @@ export async function handleBillingEvent(billing: Billing, event: BillingEvent):
 
     case 'invoice.paid': {
       const plan = PLANS[event.plan];
+      let granted = false;
       await billing.db.transaction(async (tx) => {
         const repo = billingRepository(tx);
-        await repo.grantPayment({
+        granted = await repo.grantPayment({
           userId,
           email: account.email,
           sourceKey: `in:${event.invoiceId}`,
@@ -85,6 +89,7 @@ export async function handleBillingEvent(billing: Billing, event: BillingEvent):
         await repo.applyPaidPeriod({ userId, subscriptionId: event.subscriptionId, plan: plan.id, periodEnd: event.periodEnd, at: event.created });
         await repo.completeCheckout(event.invoiceId, event.created);
       });
+      if (granted) recordCredits('granted', 'subscription', plan.credits);
       if (event.paymentMethodId) await cardSaved(billing, userId, event.customerId, event.paymentMethodId);
       return;
     }

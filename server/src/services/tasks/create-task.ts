@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '@aim/supabase/db';
 import type { ApiConfig } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
+import { currentRequestId } from '../../logger.ts';
+import { recordCredits } from '../../observability/metrics.ts';
 import { JOB_CHANNEL } from '../../repositories/job-repository.ts';
 import { isInsufficientCredits, taskRepository } from '../../repositories/task-repository.ts';
 import type { Account } from '../../repositories/user-repository.ts';
@@ -100,11 +102,14 @@ export async function createTask(deps: TaskDeps, account: Account, spec: TaskSpe
       queue,
       maxAttempts: deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       channel: JOB_CHANNEL,
+      // the submitting request's id (its log context), so the worker's and webhooks' lines carry it
+      requestId: currentRequestId(),
     }));
   } catch (error) {
     if (isInsufficientCredits(error)) throw new ApiError('insufficient_credits', INSUFFICIENT_CREDITS_MESSAGE);
     throw error;
   }
+  recordCredits('spent', spec.type, cost);
   if (topUpDue) deps.afterCharge?.(account.id);
   return { task_id: id };
 }

@@ -8,6 +8,7 @@
  */
 import type { Queryable } from '@aim/supabase/db';
 import { taskRepository, type TaskRow, type TaskSuccess } from '../../repositories/task-repository.ts';
+import { recordCredits } from '../../observability/metrics.ts';
 import { recordCompletionWebhook } from '../../webhooks/task-webhooks.ts';
 
 export async function settleSuccess(tx: Queryable, task: TaskRow, success: TaskSuccess): Promise<TaskRow | undefined> {
@@ -24,7 +25,9 @@ export async function settleFailure(tx: Queryable, task: TaskRow, failure: { mes
   const row = await tasks.markFailed(task.id, failure, task.cost);
   if (!row) return undefined;
   if ((await tasks.settle(task.id, task.user_id, 'refunded', task.cost)) && task.cost > 0) {
-    await tasks.applyCredit(task.user_id, task.cost, `refund:${task.id}`, `refund ${task.type}`, task.id);
+    const refunded = await tasks.applyCredit(task.user_id, task.cost, `refund:${task.id}`, `refund ${task.type}`, task.id);
+    // counted before the caller commits: a rolled-back settlement (rare) over-counts
+    if (refunded !== null) recordCredits('refunded', task.type, task.cost);
   }
   await recordCompletionWebhook(tx, row);
   return row;
