@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -28,7 +28,35 @@ function notBuilt(res: http.ServerResponse, name: string) {
   res.end(`${name} is not built yet: run \`npm run build\` (or \`npm start\`, which builds first).\n`);
 }
 
-export async function startStaticSites(opts: { sites: SiteSpec[]; host: string; runtimeConfig: () => unknown }): Promise<RunningSites> {
+/** Cache-Control for a file of a built front-end (docs/operations/previews-and-deploys.md, "CDN layout"). */
+function cacheControl(pathname: string): string {
+  // Content-hashed names never change content: cache for good. Everything else (index.html,
+  // mf-manifest.json, mf-stats.json, unhashed icons) revalidates, so a deploy or a rollback is
+  // picked up on the next load instead of after a heuristic freshness time.
+  return /\.[0-9a-f]{8,}\./.test(pathname) ? 'public, max-age=31536000, immutable' : 'no-cache';
+}
+
+/**
+ * The runtime config the shell fetches: the generated one, with the fields of RUNTIME_CONFIG_FILE
+ * (when set) laid over it (`remotes` merged by name). The file is read on every request, so an
+ * operator points a remote at a new manifest (or back, a rollback) without a restart or rebuild.
+ */
+function runtimeConfigBody(generated: unknown, file: string | undefined): string {
+  if (!file) return JSON.stringify(generated, null, 2);
+  const base = (generated ?? {}) as Record<string, unknown>;
+  const overlay = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  if (!overlay || typeof overlay !== 'object' || Array.isArray(overlay)) throw new Error('it is not a JSON object');
+  const remotes = { ...(base.remotes as object), ...(overlay.remotes as object) };
+  return JSON.stringify({ ...base, ...overlay, remotes }, null, 2);
+}
+
+export async function startStaticSites(opts: {
+  sites: SiteSpec[];
+  host: string;
+  runtimeConfig: () => unknown;
+  /** RUNTIME_CONFIG_FILE: a JSON file laid over the generated runtime config, re-read per request. */
+  runtimeConfigFile?: string;
+}): Promise<RunningSites> {
   const servers: http.Server[] = [];
   const ports: Record<string, number> = {};
   for (const site of opts.sites) {
@@ -41,11 +69,7 @@ export async function startStaticSites(opts: { sites: SiteSpec[]; host: string; 
           // Remotes are loaded cross-origin by the shell: manifests and chunks need CORS.
           if (!isShell) res.setHeader('access-control-allow-origin', '*');
           // The manifest and HTML must never be cached: a new deploy must be picked up at once.
-          if (pathname.endsWith('.html') || pathname.endsWith('mf-manifest.json') || pathname === '/') {
-            res.setHeader('cache-control', 'no-cache');
-          } else if (/\.[0-9a-f]{8,}\./.test(pathname)) {
-            res.setHeader('cache-control', 'public, max-age=31536000, immutable');
-          }
+          res.setHeader('cache-control', cacheControl(pathname));
         },
       });
     // sirv lists the folder once; a build (which rewrites dist/) while the platform runs is
@@ -66,12 +90,20 @@ export async function startStaticSites(opts: { sites: SiteSpec[]; host: string; 
         return;
       }
       if (isShell && url.pathname === '/runtime-config.json') {
-        res.writeHead(200, {
-          'content-type': 'application/json; charset=utf-8',
-          'cache-control': 'no-cache',
-          'access-control-allow-origin': '*',
-        });
-        res.end(JSON.stringify(opts.runtimeConfig(), null, 2));
+        const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', 'access-control-allow-origin': '*' };
+        let body: string;
+        try {
+          body = runtimeConfigBody(opts.runtimeConfig(), opts.runtimeConfigFile);
+        } catch (err) {
+          // A broken file is the operator's to fix: say so, rather than serve a config they did not write.
+          const error = `RUNTIME_CONFIG_FILE ${opts.runtimeConfigFile} cannot be used: ${(err as Error).message}`;
+          console.error(`[sites] ${error}`);
+          res.writeHead(500, headers);
+          res.end(JSON.stringify({ error }));
+          return;
+        }
+        res.writeHead(200, headers);
+        res.end(body);
         return;
       }
       const handle = serveDir();

@@ -65,11 +65,89 @@ describe('static sites of the embedded platform', () => {
     expect((await fetch(url('mfe-tools', '/static/js/remote.89abcdef.js'))).status).toBe(404);
   });
 
+  it('revalidates everything that is not content-hashed (the manifest, mf-stats.json, icons)', async () => {
+    build(path.join(root, 'mfe-tools'), {
+      'mf-manifest.json': '{"v":3}',
+      'mf-stats.json': '{}',
+      'favicon.svg': '<svg/>',
+      'static/js/remote.0a1b2c3d.js': 'v3()',
+    });
+    for (const file of ['/mf-manifest.json', '/mf-stats.json', '/favicon.svg']) {
+      expect((await fetch(url('mfe-tools', file))).headers.get('cache-control'), file).toBe('no-cache');
+    }
+    expect((await fetch(url('mfe-tools', '/static/js/remote.0a1b2c3d.js'))).headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  });
+
   it('says a remote is not built yet, then serves it once it is, without a restart', async () => {
     const before = await fetch(url('mfe-assets', '/mf-manifest.json'));
     expect(before.status).toBe(503);
     expect(await before.text()).toMatch(/mfe-assets is not built yet/);
     build(path.join(root, 'mfe-assets'), { 'mf-manifest.json': '{"assets":true}' });
     expect(await (await fetch(url('mfe-assets', '/mf-manifest.json'))).json()).toEqual({ assets: true });
+  });
+});
+
+// Independent deploys: operators point a remote at another manifest (a new version, or back: a
+// rollback) by editing RUNTIME_CONFIG_FILE; the next load of the shell gets it, no restart.
+describe('the runtime config from RUNTIME_CONFIG_FILE', () => {
+  let root: string;
+  let sites: RunningSites;
+  let file: string;
+  const generated = {
+    supabaseUrl: 'http://sb',
+    remotes: { mfe_tools: 'http://localhost:3001/mf-manifest.json', mfe_assets: 'http://localhost:3002/mf-manifest.json' },
+  };
+  const load = async () => {
+    const res = await fetch(`http://127.0.0.1:${sites.ports.shell}/runtime-config.json`);
+    return { status: res.status, cache: res.headers.get('cache-control'), body: (await res.json()) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(tmpdir(), 'aim-config-'));
+    file = path.join(root, 'runtime-config.json');
+    sites = await startStaticSites({
+      host: '127.0.0.1',
+      runtimeConfig: () => generated,
+      runtimeConfigFile: file,
+      sites: [{ name: 'shell', port: 0, dir: path.join(root, 'shell') }],
+    });
+  });
+  afterAll(async () => {
+    await sites?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('lays the file over the generated config and picks up each change on the next load', async () => {
+    const v2 = 'https://cdn.example.com/mfe-tools/0.2.0/mf-manifest.json';
+    const v1 = 'https://cdn.example.com/mfe-tools/0.1.0/mf-manifest.json';
+    writeFileSync(file, JSON.stringify({ remotes: { mfe_tools: v1 } }));
+    const first = await load();
+    expect(first.cache).toBe('no-cache');
+    expect(first.body).toEqual({ supabaseUrl: 'http://sb', remotes: { mfe_tools: v1, mfe_assets: generated.remotes.mfe_assets } });
+
+    // ship 0.2.0: point the config at the new manifest
+    writeFileSync(file, JSON.stringify({ remotes: { mfe_tools: v2 }, previewAllowList: ['https://*.preview.example.com'] }));
+    expect((await load()).body).toEqual({
+      supabaseUrl: 'http://sb',
+      remotes: { mfe_tools: v2, mfe_assets: generated.remotes.mfe_assets },
+      previewAllowList: ['https://*.preview.example.com'],
+    });
+
+    // roll back: point it back
+    writeFileSync(file, JSON.stringify({ remotes: { mfe_tools: v1 } }));
+    expect(((await load()).body.remotes as Record<string, string>).mfe_tools).toBe(v1);
+  });
+
+  it('answers 500 naming the file when it is missing or not a JSON object, never a config nobody wrote', async () => {
+    writeFileSync(file, '{ "remotes": ');
+    const broken = await load();
+    expect(broken.status).toBe(500);
+    expect(broken.body.error).toMatch(/^RUNTIME_CONFIG_FILE .*runtime-config\.json cannot be used: /);
+    writeFileSync(file, '[1, 2]');
+    expect((await load()).body.error).toMatch(/not a JSON object/);
+    rmSync(file);
+    expect((await load()).status).toBe(500);
+    writeFileSync(file, '{}');
+    expect((await load()).body).toEqual(generated);
   });
 });

@@ -7,7 +7,7 @@ export type RuntimeConfig = {
   captcha: { provider: 'altcha'; challengeUrl: string };
   /** MF remote name -> mf-manifest.json URL (possibly replaced by a preview override). */
   remotes: Record<string, string>;
-  /** Origin patterns ('http://localhost:*') a preview override may point at. */
+  /** Origin patterns a preview override may point at: 'http://localhost:*' (any port), 'https://*.preview.example.com' (any subdomain). */
   previewAllowList: string[];
   docsUrl: string;
   mailboxUrl?: string;

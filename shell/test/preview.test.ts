@@ -18,6 +18,56 @@ describe('isOriginAllowed', () => {
   ])('%s -> %s', (url, allowed) => expect(isOriginAllowed(url, allowList)).toBe(allowed));
 });
 
+describe('isOriginAllowed with subdomain wildcards', () => {
+  const wild = ['https://*.preview.example.com', 'http://*.dev.example.org:*'];
+  it.each([
+    // what must match: any subdomain depth, case-insensitively, on the default port
+    ['https://pr-12.preview.example.com/mfe-tools/mf-manifest.json', true],
+    ['https://a.b.preview.example.com/mf-manifest.json', true],
+    ['HTTPS://PR-12.Preview.Example.COM/mf-manifest.json', true],
+    ['https://pr-12.preview.example.com:443/mf-manifest.json', true],
+    ['http://x.dev.example.org:4100/mf-manifest.json', true],
+    ['http://x.dev.example.org/mf-manifest.json', true],
+    // the bare apex is not a subdomain
+    ['https://preview.example.com/mf-manifest.json', false],
+    // suffix tricks
+    ['https://pr-12.preview.example.com.evil.test/mf-manifest.json', false],
+    ['https://evilpreview.example.com/mf-manifest.json', false],
+    ['https://preview.example.com.evil.test/mf-manifest.json', false],
+    ['https://x.preview.example.com./mf-manifest.json', false],
+    ['https://x..preview.example.com/mf-manifest.json', false],
+    ['https://x.preview.example.co/mf-manifest.json', false],
+    // no scheme downgrade, and no other scheme
+    ['http://pr-12.preview.example.com/mf-manifest.json', false],
+    ['ws://pr-12.preview.example.com/mf-manifest.json', false],
+    ['https://x.dev.example.org/mf-manifest.json', false],
+    // userinfo: refused, and the real host is what counts
+    ['https://pr-12.preview.example.com@evil.test/mf-manifest.json', false],
+    ['https://user:secret@pr-12.preview.example.com/mf-manifest.json', false],
+    ['https://evil.test%2F.preview.example.com/mf-manifest.json', false],
+    // a port the pattern does not name
+    ['https://pr-12.preview.example.com:8443/mf-manifest.json', false],
+  ])('%s -> %s', (url, allowed) => expect(isOriginAllowed(url, wild)).toBe(allowed));
+
+  it.each([
+    ['https://*', 'https://x.com/m.json'],
+    ['*', 'https://x.com/m.json'],
+    ['https://*.com', 'https://evil.com/m.json'],
+    ['https://a*.example.com', 'https://ab.example.com/m.json'],
+    ['https://*.example.com/path', 'https://x.example.com/path/m.json'],
+    ['https://user@*.example.com', 'https://x.example.com/m.json'],
+    ['*.example.com', 'https://x.example.com/m.json'],
+  ])('the malformed pattern %s matches nothing (%s)', (pattern, url) => expect(isOriginAllowed(url, [pattern])).toBe(false));
+
+  it('keeps exact origins and any-port patterns working next to wildcards', () => {
+    const list = ['http://localhost:*', 'https://*.preview.example.com', 'https://cdn.example.com'];
+    expect(isOriginAllowed('http://localhost:4101/mf-manifest.json', list)).toBe(true);
+    expect(isOriginAllowed('https://cdn.example.com/mfe-tools/1.2.0/mf-manifest.json', list)).toBe(true);
+    expect(isOriginAllowed('https://x.cdn.example.com/mf-manifest.json', list)).toBe(false);
+    expect(isOriginAllowed('https://localhost:4101/mf-manifest.json', list)).toBe(false);
+  });
+});
+
 describe('parsePreviewParams', () => {
   it.each([
     ['?mf-preview=mfe_tools=http://localhost:4001/mf-manifest.json', [{ name: 'mfe_tools', url: 'http://localhost:4001/mf-manifest.json' }]],

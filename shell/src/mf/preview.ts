@@ -15,7 +15,37 @@ export type PreviewResult = {
   stored: Record<string, string>;
 };
 
-/** Patterns are origins; a '*' port matches any port ('http://localhost:*'). */
+/**
+ * One allow-list entry: an origin whose host may start with '*.' (any subdomain, never the apex
+ * itself) and whose port may be '*' (any port): 'http://localhost:*',
+ * 'https://*.preview.example.com', 'https://*.preview.example.com:*'. Anything else (a path, a
+ * bare '*', '*' inside a label, userinfo) is not a pattern and matches nothing.
+ */
+const ORIGIN_PATTERN = /^(https?):\/\/(\*\.)?(\[[0-9a-f:.]+\]|[^/:*@\s[\]?#\\]+)(?::(\d{1,5}|\*))?\/?$/i;
+
+function matchesPattern(target: URL, pattern: string): boolean {
+  const m = ORIGIN_PATTERN.exec(pattern.trim());
+  if (!m) return false;
+  const [, scheme, wildcard, host, port] = m as unknown as [string, string, string | undefined, string, string | undefined];
+  let base: URL;
+  try {
+    base = new URL(`${scheme}://${host}${port && port !== '*' ? `:${port}` : ''}`);
+  } catch {
+    return false;
+  }
+  // Same scheme: an https pattern never admits http (no downgrade).
+  if (base.protocol !== target.protocol) return false;
+  if (wildcard) {
+    // '*.' needs a registrable-looking base ('*.com' is refused) and a real label before it:
+    // 'x.preview.example.com' matches, 'preview.example.com' (the apex), 'xpreview.example.com'
+    // and 'preview.example.com.evil.test' do not.
+    if (!base.hostname.includes('.') || base.hostname.startsWith('[')) return false;
+    if (!target.hostname.endsWith(`.${base.hostname}`)) return false;
+  } else if (target.hostname !== base.hostname) return false;
+  return port === '*' || base.port === target.port;
+}
+
+/** Whether a preview manifest URL is on the allow-list (see matchesPattern for the syntax). */
 export function isOriginAllowed(url: string, allowList: readonly string[]): boolean {
   let target: URL;
   try {
@@ -23,17 +53,12 @@ export function isOriginAllowed(url: string, allowList: readonly string[]): bool
   } catch {
     return false;
   }
-  return allowList.some((pattern) => {
-    const anyPort = pattern.endsWith(':*');
-    let allowed: URL;
-    try {
-      allowed = new URL(anyPort ? pattern.slice(0, -2) : pattern);
-    } catch {
-      return false;
-    }
-    if (allowed.protocol !== target.protocol || allowed.hostname !== target.hostname) return false;
-    return anyPort || allowed.port === target.port;
-  });
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return false;
+  // 'https://user@host' is refused outright: nobody needs credentials in a preview URL.
+  if (target.username || target.password) return false;
+  // Empty labels ('a..example.com') and a trailing root dot are not hosts a preview lives on.
+  if (target.hostname.split('.').some((label) => label === '')) return false;
+  return allowList.some((pattern) => matchesPattern(target, pattern));
 }
 
 export function parsePreviewParams(search: string): PreviewOverride[] {
@@ -64,7 +89,15 @@ export function resolvePreviews(input: {
       stored[name] = url;
     }
   }
-  return { remotes, active, refused, stored };
+  last = { remotes, active, refused, stored };
+  return last;
+}
+
+let last: PreviewResult | undefined;
+
+/** What the shell's start-up resolved for this page (bootstrap calls resolvePreviews once). */
+export function currentPreview(): PreviewResult | undefined {
+  return last;
 }
 
 export function readStoredPreviews(storage: Storage): Record<string, string> {

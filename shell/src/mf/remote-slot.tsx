@@ -3,6 +3,7 @@ import { Alert, Button, HStack, Spinner, Text } from '@aim/shared-kit/ui';
 import { loadRemote } from '@module-federation/enhanced/runtime';
 import { getRuntimeConfig } from '@aim/shared-kit/runtime-config';
 import { loadedRemote, type RemoteName } from './federation.ts';
+import { remoteVerdict } from './remote-check.ts';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -79,6 +80,19 @@ class RemoteBoundary extends Component<BoundaryProps, { error: Error | null }> {
     if (!error) return this.props.children;
     const { remote, compact, onRetry } = this.props;
     const label = REMOTE_LABELS[remote] ?? remote;
+    // Refused before its code ran (remote-check.ts): an incompatible build, which Retry cannot fix.
+    const refused = remoteVerdict(remote)?.refused;
+    if (refused) {
+      return (
+        <Alert.Root status="warning" data-testid={`remote-refused-${remote}`} width={compact ? 'auto' : 'full'} size={compact ? 'sm' : 'md'}>
+          <Alert.Indicator />
+          <Alert.Content>
+            <Alert.Title title={compact ? refused : undefined}>{label} was not loaded: this build is not compatible with the dashboard.</Alert.Title>
+            {!compact && <Alert.Description>{refused}.</Alert.Description>}
+          </Alert.Content>
+        </Alert.Root>
+      );
+    }
     const message = error instanceof RemoteTimeoutError ? `${label} is taking too long to load.` : `${label} could not be loaded right now.`;
     return (
       <Alert.Root status="error" data-testid={`remote-fallback-${remote}`} width={compact ? 'auto' : 'full'} size={compact ? 'sm' : 'md'}>

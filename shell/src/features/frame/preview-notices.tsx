@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, CloseButton, HStack, Stack, Text } from '@aim/shared-kit/ui';
+import { Alert, Badge, Button, CloseButton, HStack, Link, Stack, Text } from '@aim/shared-kit/ui';
 import { PREVIEW_STORAGE_KEY, stripPreviewParams, type PreviewResult } from '../../mf/preview.ts';
 
 /** A preview runs code that is not the released build: always say so, and offer the way back. */
@@ -26,6 +26,10 @@ export function PreviewNotices({ preview }: { preview: PreviewResult }) {
               </Text>
             ))}
           </Stack>
+          {/* outside the router (App renders this next to it): a plain link, the override is kept for the tab */}
+          <Link href="/dashboard/diagnostics" color="inherit" textDecoration="underline" fontSize="sm" data-testid="preview-diagnostics">
+            Diagnostics
+          </Link>
           <Button size="xs" variant="surface" colorPalette="orange" onClick={reset} data-testid="preview-reset">
             Reset
           </Button>
