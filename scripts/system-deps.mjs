@@ -1,9 +1,9 @@
 // The Debian packages the test suites need beyond Node: Chromium (the journeys and the shell's
 // browser tests), PostgreSQL (the database suites' second leg), curl and python3 (the API Keys
-// samples run for real). `npm test` checks them first: it installs what is missing when it can
-// (as root, or with passwordless sudo) and otherwise stops at once with the exact command to run,
-// before minutes go into other suites. The decision is a pure function, tested in
-// scripts/system-deps.test.mjs.
+// samples run for real), php-cli (docs/webhooks/verify.php runs for real). `npm test` checks them
+// first: it installs what is missing when it can (as root, or with passwordless sudo) and
+// otherwise stops at once with the exact command to run, before minutes go into other suites.
+// The decision is a pure function, tested in scripts/system-deps.test.mjs.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 
@@ -13,6 +13,7 @@ const SYSTEM_PACKAGES = [
   { name: 'postgresql', present: hasInitdb },
   { name: 'curl', present: () => onPath('curl') },
   { name: 'python3', present: () => onPath('python3') },
+  { name: 'php-cli', present: () => onPath('php') },
 ];
 
 function hasInitdb() {

@@ -22,6 +22,17 @@ describe('planSystemPackages', () => {
     });
   });
 
+  it('installs php-cli (the webhook sample server) like any other package', () => {
+    assert.deepEqual(planSystemPackages(machine({ missing: ['php-cli'], isRoot: true })).commands.at(-1), [
+      'apt-get',
+      'install',
+      '-y',
+      '-qq',
+      '--no-install-recommends',
+      'php-cli',
+    ]);
+  });
+
   it('installs through sudo -n when sudo needs no password', () => {
     const plan = planSystemPackages(machine({ missing: ['curl'], sudoWithoutPassword: true }));
     assert.equal(plan.kind, 'install');

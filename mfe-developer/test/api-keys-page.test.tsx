@@ -27,6 +27,16 @@ function fakeGateway(over: Partial<ApiKeysGateway> = {}): ApiKeysGateway {
     rotateKey: vi.fn(async () => NEW_KEY),
     updateWebhookUrl: vi.fn(async (input: string) => input.trim() || null),
     copyText: vi.fn(async () => undefined),
+    getSigningSecret: vi.fn(async () => ({
+      secret: 'whsec_c2VjcmV0',
+      created_at: '2026-11-24T07:00:00.000Z',
+      previous_secret: null,
+      previous_expires_at: null,
+    })),
+    rotateSigningSecret: vi.fn(async () => Promise.reject(new Error('not in these tests'))),
+    listDeliveries: vi.fn(async () => []),
+    resendDelivery: vi.fn(async () => undefined),
+    sendTestEvent: vi.fn(async () => undefined),
     ...over,
   };
 }

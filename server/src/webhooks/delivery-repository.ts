@@ -6,7 +6,10 @@
 import type { Queryable } from '@aim/supabase/db';
 
 export type WebhookEvent = 'task.progress' | 'task.completed' | 'task.failed';
-type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'refused' | 'superseded';
+/** A delivery's event: a task's, or a test event (no task) sent from the console. */
+type DeliveryEvent = WebhookEvent | 'webhook.test';
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'refused', 'superseded'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface NewDelivery {
   userId: string;
@@ -21,14 +24,17 @@ export interface NewDelivery {
 export interface ClaimedDelivery {
   id: string;
   user_id: string;
-  task_id: string;
+  /** null for a test event. */
+  task_id: string | null;
   url: string;
-  event: WebhookEvent;
+  event: DeliveryEvent;
   payload: unknown;
   /** The attempt being made (1-based). */
   attempt_count: number;
   /** The per-request secret, when the request gave one. */
   secret: string | null;
+  /** The id of the request that submitted the task (task_jobs.request_id), for the log line. */
+  request_id: string | null;
 }
 
 export interface AttemptRecord {
@@ -53,9 +59,9 @@ export interface DeliveryOutcome {
 export interface DeliveryRow {
   id: string;
   user_id: string;
-  task_id: string;
+  task_id: string | null;
   url: string;
-  event: WebhookEvent;
+  event: DeliveryEvent;
   payload: unknown;
   status: DeliveryStatus;
   attempt_count: number;
@@ -64,6 +70,15 @@ export interface DeliveryRow {
   last_error: string | null;
   delivered_at: Date | null;
   created_at: Date;
+}
+
+export interface SigningSecrets {
+  secret: string;
+  /** When the current secret was made (first use or the last rotation). */
+  created_at: Date;
+  /** The secret a rotation replaced, while it still signs (null otherwise). */
+  previous_secret: string | null;
+  previous_expires_at: Date | null;
 }
 
 export interface AttemptRow {
@@ -148,7 +163,8 @@ export function deliveryRepository(q: Queryable) {
            from due
           where d.id = due.id
          returning d.id, d.user_id, d.task_id, d.url, d.event, d.payload, d.attempt_count,
-           (select s.secret from public.webhook_delivery_secrets s where s.delivery_id = d.id) as secret`,
+           (select s.secret from public.webhook_delivery_secrets s where s.delivery_id = d.id) as secret,
+           (select j.request_id from public.task_jobs j where j.task_id = d.task_id) as request_id`,
         [opts.now, opts.limit, opts.token, opts.leaseUntil],
       );
       return rows;
@@ -175,12 +191,89 @@ export function deliveryRepository(q: Queryable) {
       return rowCount === 1;
     },
 
-    /** The account's signing secret, storing `candidate` when it has none yet. */
-    async getOrCreateSigningSecret(userId: string, candidate: string): Promise<string> {
-      await q.query('insert into public.webhook_signing_secrets (user_id, secret) values ($1, $2) on conflict (user_id) do nothing', [userId, candidate]);
-      // A separate statement: it must see a row a concurrent first use committed meanwhile.
-      const { rows } = await q.query<{ secret: string }>('select secret from public.webhook_signing_secrets where user_id = $1', [userId]);
-      return rows[0].secret;
+    /**
+     * The account's signing secrets at `now`, storing `candidate` when it has none yet: the
+     * current one, and the one a rotation replaced while its overlap lasts (cleared once over).
+     */
+    async getOrCreateSigningSecrets(userId: string, candidate: string, now: Date): Promise<SigningSecrets> {
+      await q.query('insert into public.webhook_signing_secrets (user_id, secret, created_at) values ($1, $2, $3) on conflict (user_id) do nothing', [
+        userId,
+        candidate,
+        now,
+      ]);
+      await q.query(
+        `update public.webhook_signing_secrets set previous_secret = null, previous_expires_at = null
+          where user_id = $1 and previous_expires_at <= $2`,
+        [userId, now],
+      );
+      // Separate statements: they must see a row a concurrent first use committed meanwhile.
+      const { rows } = await q.query<SigningSecrets>(
+        `select secret, created_at,
+                case when previous_expires_at > $2 then previous_secret end as previous_secret,
+                case when previous_expires_at > $2 then previous_expires_at end as previous_expires_at
+           from public.webhook_signing_secrets where user_id = $1`,
+        [userId, now],
+      );
+      return rows[0];
+    },
+
+    /**
+     * Makes `secret` the account's signing secret; the current one keeps signing beside it
+     * until `previousUntil` (a previous one still in its overlap is dropped).
+     */
+    async rotateSigningSecret(userId: string, secret: string, now: Date, previousUntil: Date): Promise<SigningSecrets> {
+      const { rows } = await q.query<SigningSecrets>(
+        `insert into public.webhook_signing_secrets as s (user_id, secret, created_at, rotated_at) values ($1, $2, $3, $3)
+         on conflict (user_id) do update
+           set previous_secret = s.secret, previous_expires_at = $4, secret = excluded.secret, created_at = $3, rotated_at = $3
+         returning secret, created_at, previous_secret, previous_expires_at`,
+        [userId, secret, now, previousUntil],
+      );
+      return rows[0];
+    },
+
+    /** A test event (no task) to the account's webhook URL, due now. */
+    async insertTestEvent(userId: string, url: string, payload: unknown, now: Date): Promise<string> {
+      const { rows } = await q.query<{ id: string }>(
+        `insert into public.webhook_deliveries (user_id, task_id, url, event, payload, next_attempt_at, created_at)
+         values ($1, null, $2, 'webhook.test', $3::jsonb, $4, $4) returning id`,
+        [userId, url, JSON.stringify(payload), now],
+      );
+      return rows[0].id;
+    },
+
+    /**
+     * The owner's newest deliveries (of one status when given), newest first; `before` pages
+     * on (created_at, id).
+     */
+    async listRecent(userId: string, opts: { status?: DeliveryStatus; limit: number; before?: { createdAt: Date; id: string } }): Promise<DeliveryRow[]> {
+      const { rows } = await q.query<DeliveryRow>(
+        `select id, user_id, task_id, url, event, payload, status, attempt_count, next_attempt_at,
+                last_status_code, last_error, delivered_at, created_at
+           from public.webhook_deliveries
+          where user_id = $1 and ($2::text is null or status = $2)
+            and ($4::timestamptz is null or (created_at, id) < ($4, $5::uuid))
+          order by created_at desc, id desc
+          limit $3`,
+        [userId, opts.status ?? null, opts.limit, opts.before?.createdAt ?? null, opts.before?.id ?? null],
+      );
+      return rows;
+    },
+
+    /**
+     * Sends an owner's finished (or waiting) delivery again now, with the same webhook-id: back to
+     * pending and due at once. Answers false when it is not the owner's, is being sent right now
+     * (claimed, lease not over) or was superseded.
+     */
+    async resend(userId: string, id: string, now: Date): Promise<boolean> {
+      const { rowCount } = await q.query(
+        `update public.webhook_deliveries
+            set status = 'pending', next_attempt_at = $3, claim_token = null
+          where id = $2 and user_id = $1 and status <> 'superseded'
+            and (status <> 'pending' or claim_token is null or next_attempt_at <= $3)`,
+        [userId, id, now],
+      );
+      return rowCount === 1;
     },
 
     async listForTask(userId: string, taskId: string): Promise<DeliveryRow[]> {

@@ -3,10 +3,12 @@
  * delivery and the helper a receiver (or a test) uses to check it.
  *
  * Signed content: `${webhook-id}.${webhook-timestamp}.${raw body}`, HMAC-SHA256, base64,
- * sent as `webhook-signature: v1,<sig>`. The key is derived from the secret string:
- * `whsec_<base64>` is the Standard Webhooks form (the base64 part decoded); any other string
- * is used as its UTF-8 bytes (what `new Webhook(secret, { format: 'raw' })` of the
- * `standardwebhooks` package does for ASCII secrets).
+ * sent as `webhook-signature: v1,<sig>` (several space-separated `v1,` entries while a rotated
+ * account secret still signs beside the new one). The key is derived from the secret string in
+ * one way: `whsec_<base64>` is the Standard Webhooks form (the base64 part decoded); any other
+ * string (a per-request `webhook_secret` such as `s3cret`) is used as its UTF-8 bytes, whose
+ * Standard Webhooks form is `whsec_` + base64(UTF-8 bytes) (`toStandardSecret`), what the
+ * official libraries take.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -29,16 +31,28 @@ function keyBytes(secret: string): Buffer {
   return Buffer.from(secret, 'utf8');
 }
 
+/**
+ * The secret as the official Standard Webhooks libraries take it: a `whsec_…` secret as is,
+ * any other string as `whsec_` + base64 of its UTF-8 bytes (the key it signs with).
+ */
+export function toStandardSecret(secret: string): string {
+  return SECRET_PREFIX + keyBytes(secret).toString('base64');
+}
+
 function hmac(secret: string, id: string, timestampSec: number, body: string | Uint8Array): string {
   return createHmac('sha256', keyBytes(secret)).update(`${id}.${timestampSec}.`).update(body).digest('base64');
 }
 
-/** The three Standard Webhooks headers for one send of a message. */
-export function signWebhook(secret: string, id: string, timestampSec: number, body: string) {
+/**
+ * The three Standard Webhooks headers for one send of a message, signed with each secret
+ * (the current one first; a rotated one during its overlap after it), space-separated.
+ */
+export function signWebhook(secrets: string | readonly string[], id: string, timestampSec: number, body: string) {
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestampSec),
-    'webhook-signature': `v1,${hmac(secret, id, timestampSec, body)}`,
+    'webhook-signature': list.map((secret) => `v1,${hmac(secret, id, timestampSec, body)}`).join(' '),
   };
 }
 

@@ -5,20 +5,26 @@
  * Any number of dispatchers (API instances, workers) may run against one database.
  */
 import { randomUUID } from 'node:crypto';
-import type { Db, Queryable } from '@aim/supabase/db';
-import type { Logger } from '../logger.ts';
+import { type Db, type Queryable, retryOnConnectionLoss } from '@aim/supabase/db';
+import { detachLogContext, type Logger } from '../logger.ts';
+import { recordWebhookAttempt } from '../observability/metrics.ts';
 import { deliveryRepository, type AttemptRow, type ClaimedDelivery, type DeliveryOutcome, type DeliveryRow } from './delivery-repository.ts';
 import { type DeliveryInput, recordDelivery } from './record-delivery.ts';
 import { nextRetryDelayMs } from './retry-schedule.ts';
 import { sendWebhook, MAX_SNIPPET_CHARS } from './send-webhook.ts';
-import { generateSigningSecret, signWebhook } from './signature.ts';
+import { accountSecrets, signingKeys } from './signing-secret.ts';
+import { signWebhook } from './signature.ts';
 import { resolveWithDns, type ResolveHost } from './target-guard.ts';
 
-const DEFAULT_TIMEOUT_MS = 10_000;
+/** How long a receiver has to answer one attempt. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_USER_AGENT = 'AIM-Webhooks/1.0';
-// The lease outlives the send timeout, so a live dispatcher always finishes before another
-// may take the delivery over; a crashed one's delivery comes due again after it.
-const LEASE_MARGIN_MS = 60_000;
+// The lease outlives the send timeout, so a live dispatcher normally records its outcome before
+// another may take the delivery over; a crashed one's delivery comes due again after it, and
+// the task's later deliveries wait behind it, so the margin is kept short (timeout + 15 s).
+// A dispatcher slower than that (its database away for longer) loses the claim: the delivery
+// is sent again with the same webhook-id, which receivers use to drop duplicates.
+const LEASE_MARGIN_MS = 15_000;
 
 export interface WebhookServiceOptions {
   db: Db;
@@ -89,19 +95,20 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
     return id;
   }
 
-  function getSigningSecret(userId: string) {
-    return deliveryRepository(db).getOrCreateSigningSecret(userId, generateSigningSecret());
+  async function getSigningSecret(userId: string) {
+    return (await accountSecrets(db, userId, clock())).secret;
   }
 
   async function deliver(d: ClaimedDelivery, token: string): Promise<void> {
     const body = JSON.stringify(d.payload);
-    const signingSecret = d.secret ?? (await getSigningSecret(d.user_id));
     const sentAt = clock();
+    // The account secret, and during a rotation's overlap the one it replaced (both signatures).
+    const signingSecrets = d.secret ? [d.secret] : signingKeys(await retryOnConnectionLoss(() => accountSecrets(db, d.user_id, sentAt)));
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': userAgent,
       'x-webhook-event': d.event,
-      ...signWebhook(signingSecret, d.id, Math.floor(sentAt.getTime() / 1000), body),
+      ...signWebhook(signingSecrets, d.id, Math.floor(sentAt.getTime() / 1000), body),
     };
     if (d.secret) headers['x-webhook-secret'] = d.secret;
 
@@ -126,24 +133,29 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
           : { status: 'pending', nextAttemptAt: new Date(finishedAt.getTime() + delay), deliveredAt: null, ...last };
     }
 
-    await db.transaction(async (tx) => {
-      const repo = deliveryRepository(tx);
-      await repo.recordAttempt({
-        deliveryId: d.id,
-        userId: d.user_id,
-        attempt: d.attempt_count,
-        statusCode: result.statusCode ?? null,
-        latencyMs: result.latencyMs,
-        responseSnippet: clip(result.snippet),
-        error: clip(result.error),
-        at: finishedAt,
-      });
-      await repo.finishClaim(d.id, token, outcome);
-    });
+    // through a database restart: otherwise the claim holds this task's later deliveries for its whole lease
+    await retryOnConnectionLoss(() =>
+      db.transaction(async (tx) => {
+        const repo = deliveryRepository(tx);
+        await repo.recordAttempt({
+          deliveryId: d.id,
+          userId: d.user_id,
+          attempt: d.attempt_count,
+          statusCode: result.statusCode ?? null,
+          latencyMs: result.latencyMs,
+          responseSnippet: clip(result.snippet),
+          error: clip(result.error),
+          at: finishedAt,
+        });
+        await repo.finishClaim(d.id, token, outcome);
+      }),
+    );
     // No URL in the log: customers put tokens in query strings.
+    recordWebhookAttempt(d.event, outcome.status);
     log.info('webhook attempt', {
       delivery_id: d.id,
       task_id: d.task_id,
+      request_id: d.request_id,
       event: d.event,
       attempt: d.attempt_count,
       status: outcome.status,
@@ -176,7 +188,8 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
 
   function schedule(delayMs: number) {
     clearTimeout(timer);
-    timer = setTimeout(tick, delayMs);
+    // a round serves every task, not the request or job whose event woke it
+    timer = setTimeout(detachLogContext(tick), delayMs);
     timer.unref();
   }
 

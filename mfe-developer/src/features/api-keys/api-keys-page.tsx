@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { useSearchParams } from '@aim/shared-kit/router';
 import { EmptyState, Heading, SimpleGrid, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import type { ApiKeysGateway } from './gateway.ts';
@@ -9,6 +9,9 @@ import { KeyCard } from './components/key-card.tsx';
 import { WebhookCard } from './components/webhook-card.tsx';
 import { QuickTips } from './components/quick-tips.tsx';
 import { SampleCodeCard } from './components/sample-code-card.tsx';
+import { SigningSecretField } from './components/signing-secret.tsx';
+import { DeliveryConsole } from './components/delivery-console.tsx';
+import { WEBHOOK_TEXTS } from './webhook-rules.ts';
 
 export type Notices = {
   success(title: string): void;
@@ -68,6 +71,25 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
     return reason;
   }
 
+  /** Runs a webhook console action: true when it worked, else the failure is reported. */
+  async function attempt(action: () => Promise<unknown>, success: string, failure: string): Promise<boolean> {
+    try {
+      await action();
+      notices.success(success);
+      return true;
+    } catch (error) {
+      reportFailure(failure, error);
+      return false;
+    }
+  }
+
+  // stable, so the secret is read once and the console's polling is not restarted by each render
+  const loadSecret = useCallback(() => gateway.getSigningSecret(), [gateway]);
+  const listDeliveries = useCallback(
+    (filter: Parameters<typeof gateway.listDeliveries>[0], signal: AbortSignal) => gateway.listDeliveries(filter, signal),
+    [gateway],
+  );
+
   return (
     <Stack gap="6" maxW="5xl" w="full" data-testid="screen-api-keys">
       <Stack gap="1">
@@ -80,7 +102,7 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
       {loadFailed && !account && (
         <EmptyState.Root borderWidth="1px" rounded="l3" data-testid="api-keys-error">
           <EmptyState.Content>
-            <EmptyState.Title>Your API key could not be loaded</EmptyState.Title>
+            <EmptyState.Title as="h2">Your API key could not be loaded</EmptyState.Title>
             <EmptyState.Description>Refresh the page to try again.</EmptyState.Description>
           </EmptyState.Content>
         </EmptyState.Root>
@@ -127,9 +149,30 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
                   return { ok: false, reason: reportFailure(TEXTS.webhookFailed, error) };
                 }
               }}
-            />
+            >
+              <SigningSecretField
+                load={loadSecret}
+                onCopy={(secret) => copy(secret, WEBHOOK_TEXTS.secretCopied)}
+                rotate={async () => {
+                  try {
+                    const next = await gateway.rotateSigningSecret();
+                    notices.success(WEBHOOK_TEXTS.secretRotated);
+                    return next;
+                  } catch (error) {
+                    reportFailure(WEBHOOK_TEXTS.rotateSecretFailed, error);
+                    return null;
+                  }
+                }}
+              />
+            </WebhookCard>
             <QuickTips />
           </SimpleGrid>
+          <DeliveryConsole
+            list={listDeliveries}
+            hasWebhookUrl={webhookUrl !== null}
+            resend={(id) => attempt(() => gateway.resendDelivery(id), WEBHOOK_TEXTS.resent, WEBHOOK_TEXTS.resendFailed)}
+            sendTest={() => attempt(() => gateway.sendTestEvent(), WEBHOOK_TEXTS.testSent, WEBHOOK_TEXTS.testFailed)}
+          />
           <SampleCodeCard
             apiKey={apiKey}
             revealed={revealed}

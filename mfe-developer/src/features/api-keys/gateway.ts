@@ -4,6 +4,7 @@ import { useMemo } from 'react';
 import { useApiClient, type ApiClient } from '@aim/shared-kit/api';
 import { refreshUserRow } from '@aim/shared-kit/session';
 import { webhookRequestBody } from './key-rules.ts';
+import { deliveriesPath, type Delivery, type SigningSecret, type StatusFilter } from './webhook-rules.ts';
 
 export type ApiKeysGateway = {
   /** POST /auth/revokeAndCreateNewAPIKey: answers the new key; the old one is refused from now on. */
@@ -11,6 +12,16 @@ export type ApiKeysGateway = {
   /** POST /auth/updateWebhookURL: answers the stored URL, null when removed. */
   updateWebhookUrl(input: string): Promise<string | null>;
   copyText(text: string): Promise<void>;
+  /** GET /auth/webhook-signing-secret: the account's signing secret (made on first use). */
+  getSigningSecret(): Promise<SigningSecret>;
+  /** POST /auth/webhook-signing-secret/rotate: the old secret keeps signing beside the new one for 24 h. */
+  rotateSigningSecret(): Promise<SigningSecret>;
+  /** GET /auth/webhook-deliveries: the newest 50 deliveries (of one status), each with its attempts. */
+  listDeliveries(filter: StatusFilter, signal?: AbortSignal): Promise<Delivery[]>;
+  /** POST /auth/webhook-deliveries/{id}/resend. */
+  resendDelivery(id: string): Promise<void>;
+  /** POST /auth/webhook-test: a webhook.test event to the account webhook URL. */
+  sendTestEvent(): Promise<void>;
 };
 
 function createApiKeysGateway(api: ApiClient, afterChange: () => Promise<void>): ApiKeysGateway {
@@ -28,6 +39,17 @@ function createApiKeysGateway(api: ApiClient, afterChange: () => Promise<void>):
       return answer.integration_webhook_url;
     },
     copyText: (text) => navigator.clipboard.writeText(text),
+    getSigningSecret: () => api.get<SigningSecret>('/auth/webhook-signing-secret', quiet),
+    rotateSigningSecret: () => api.post<SigningSecret>('/auth/webhook-signing-secret/rotate', undefined, quiet),
+    async listDeliveries(filter, signal) {
+      return (await api.get<{ deliveries: Delivery[] }>(deliveriesPath(filter), { ...quiet, signal })).deliveries;
+    },
+    async resendDelivery(id) {
+      await api.post(`/auth/webhook-deliveries/${encodeURIComponent(id)}/resend`, undefined, quiet);
+    },
+    async sendTestEvent() {
+      await api.post('/auth/webhook-test', undefined, quiet);
+    },
   };
 }
 

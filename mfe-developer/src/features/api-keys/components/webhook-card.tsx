@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Button, Card, Code, Field, HStack, Input, Stack, Text } from '@aim/shared-kit/ui';
 import { validateWebhookScheme } from '@aim/shared-kit/validate';
 
@@ -8,10 +8,12 @@ type Props = {
   currentUrl: string | null;
   /** Saves the input (blank removes the webhook); a refusal carries the server's reason. */
   onSave: (input: string) => Promise<SaveOutcome>;
+  /** The signing secret, below the URL. */
+  children?: ReactNode;
 };
 
 /** The integration webhook: where it points now, and a field to change or remove it. */
-export function WebhookCard({ currentUrl, onSave }: Props) {
+export function WebhookCard({ currentUrl, onSave, children }: Props) {
   // null: not edited, the field follows the saved URL (which can change live).
   const [draft, setDraft] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -92,10 +94,12 @@ export function WebhookCard({ currentUrl, onSave }: Props) {
             )}
           </Field.Root>
         </Stack>
+        {children}
         <Text textStyle="xs" color="fg.muted" data-testid="webhook-signing">
           Deliveries are signed the Standard Webhooks way: <Code size="sm">webhook-id</Code>, <Code size="sm">webhook-timestamp</Code> and{' '}
-          <Code size="sm">webhook-signature</Code> (v1, HMAC-SHA256 of id.timestamp.body). A request that sets <Code size="sm">webhook_secret</Code> gets it
-          back in <Code size="sm">x-webhook-secret</Code> and signed with it.
+          <Code size="sm">webhook-signature</Code> (v1, HMAC-SHA256 of id.timestamp.body). A request that sets its own <Code size="sm">webhook_secret</Code> is
+          signed with that instead (a <Code size="sm">whsec_</Code> secret as is, any other text as its UTF-8 bytes) and gets it back in{' '}
+          <Code size="sm">x-webhook-secret</Code>. See the Webhooks section of the API docs.
         </Text>
       </Card.Body>
     </Card.Root>

@@ -1,0 +1,97 @@
+// The webhook card's signing secret and the delivery console: what the server answers, the texts
+// and how values are shown.
+
+/** GET /auth/webhook-signing-secret and the rotation's answer. */
+export type SigningSecret = {
+  secret: string;
+  created_at: string;
+  /** The replaced secret while it still signs beside the new one (24 h after a rotation). */
+  previous_secret: string | null;
+  previous_expires_at: string | null;
+};
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'refused', 'superseded'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export type StatusFilter = DeliveryStatus | 'all';
+
+type DeliveryAttempt = {
+  attempt: number;
+  status_code: number | null;
+  latency_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+  at: string;
+};
+
+export type Delivery = {
+  id: string;
+  event: string;
+  task_id: string | null;
+  url: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  latency_ms: number | null;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  payload: unknown;
+  attempts: DeliveryAttempt[];
+};
+
+export const WEBHOOK_TEXTS = {
+  secretCopied: 'Signing secret copied to clipboard',
+  secretRotated: 'New signing secret generated',
+  rotateSecretFailed: 'Failed to rotate signing secret',
+  rotateSecretConfirm: 'Rotate your signing secret?',
+  secretLoadFailed: 'The signing secret could not be loaded.',
+  deliveriesLoadFailed: 'Deliveries could not be loaded.',
+  noDeliveries: 'No deliveries yet.',
+  noDeliveriesOfStatus: 'No deliveries with this status.',
+  resent: 'Delivery queued to be sent again',
+  resendFailed: 'Failed to resend delivery',
+  testSent: 'Test event queued',
+  testFailed: 'Failed to send test event',
+} as const;
+
+export const STATUS_COLOR: Record<DeliveryStatus, string> = {
+  pending: 'orange',
+  delivered: 'green',
+  failed: 'red',
+  refused: 'red',
+  superseded: 'gray',
+};
+
+/** The secret as the card shows it unless revealed: the whsec_ prefix and the last 4 characters. */
+export function maskSecret(secret: string, revealed: boolean): string {
+  if (revealed) return secret;
+  const prefix = secret.startsWith('whsec_') ? 'whsec_' : '';
+  const rest = secret.slice(prefix.length);
+  if (rest.length <= 4) return `${prefix}${'•'.repeat(rest.length)}`;
+  return `${prefix}${'•'.repeat(Math.min(rest.length - 4, 24))}${rest.slice(-4)}`;
+}
+
+/** "2026-11-24 07:31:02 UTC": the same on every screen and in tests. */
+export function formatUtc(iso: string | null): string {
+  if (!iso) return '–';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '–';
+  return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+export function formatLatency(ms: number | null): string {
+  return ms === null ? '–' : `${ms} ms`;
+}
+
+/** The last answer: the status code, or what went wrong when no HTTP answer came. */
+export function describeLastResult(d: Pick<Delivery, 'last_status_code' | 'last_error' | 'attempt_count'>): string {
+  if (d.last_status_code !== null) return String(d.last_status_code);
+  if (d.attempt_count === 0) return '–';
+  return d.last_error ? 'No answer' : '–';
+}
+
+/** GET /auth/webhook-deliveries's query for a filter. */
+export function deliveriesPath(filter: StatusFilter): string {
+  return filter === 'all' ? '/auth/webhook-deliveries?limit=50' : `/auth/webhook-deliveries?limit=50&status=${filter}`;
+}

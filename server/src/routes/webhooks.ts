@@ -1,0 +1,191 @@
+/**
+ * @module The webhook console's calls (API Keys screen), API-key authenticated like the other
+ * account calls: the account signing secret (read, rotate), the recent deliveries with their
+ * attempts, Resend and Send test event. Everything is the caller's own (webhooks/console.ts).
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { ApiDeps } from '../context.ts';
+import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
+import { apiKeySecurity, authedErrorResponses, jsonResponse } from '../openapi/schemas.ts';
+import { createRouter } from '../openapi/router.ts';
+import { DELIVERY_STATUSES } from '../webhooks/delivery-repository.ts';
+import { listRecentDeliveries, readSigningSecret, resendDelivery, rotateSigningSecret, sendTestEvent } from '../webhooks/console.ts';
+
+const EXAMPLE_ID = '0b6f2d1e-5c4a-4e8b-9a7d-3f2c1b0a9e8d';
+const EXAMPLE_TASK = '7d3e1c2b-8a9f-4b6e-a5d4-c3b2a1f0e9d8';
+
+const SigningSecretResponse = z
+  .object({
+    secret: z.string().openapi({ description: 'The current signing secret, `whsec_` + base64: pass it as is to a Standard Webhooks library.' }),
+    created_at: z.string().openapi({ description: 'When the current secret was made (first use or the last rotation).' }),
+    previous_secret: z.string().nullable().openapi({ description: 'The secret the last rotation replaced, while it still signs (24 h); else null.' }),
+    previous_expires_at: z.string().nullable().openapi({ description: 'When the previous secret stops signing.' }),
+  })
+  .openapi('WebhookSigningSecret', {
+    example: {
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7H8u9Xg2Gkk=',
+      created_at: '2026-11-24T07:30:00.000Z',
+      previous_secret: null,
+      previous_expires_at: null,
+    },
+  });
+
+const Attempt = z.object({
+  attempt: z.number().int(),
+  status_code: z.number().int().nullable().openapi({ description: 'null when no HTTP answer came (refused, timeout, connection error).' }),
+  latency_ms: z.number().int(),
+  response_excerpt: z.string().nullable().openapi({ description: "The first 500 characters of the receiver's answer." }),
+  error: z.string().nullable(),
+  at: z.string(),
+});
+
+const Delivery = z.object({
+  id: z.string().openapi({ description: 'Also the `webhook-id` header, the same on every attempt and resend.' }),
+  event: z.enum(['task.progress', 'task.completed', 'task.failed', 'webhook.test']),
+  task_id: z.string().nullable().openapi({ description: 'null for a test event.' }),
+  url: z.string(),
+  status: z.enum(DELIVERY_STATUSES),
+  attempt_count: z.number().int(),
+  last_status_code: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  latency_ms: z.number().int().nullable().openapi({ description: "The latest attempt's latency." }),
+  next_attempt_at: z.string().nullable().openapi({ description: 'When the next attempt is due (pending only).' }),
+  delivered_at: z.string().nullable(),
+  created_at: z.string(),
+  payload: z.unknown().openapi({ description: 'The body sent: the task as POST /fetch answered it then.' }),
+  attempts: z.array(Attempt),
+});
+
+const DeliveriesResponse = z
+  .object({
+    deliveries: z.array(Delivery),
+    next_before: z.string().nullable().openapi({ description: 'Pass as `before` for the next (older) page; null on the last page.' }),
+  })
+  .openapi('WebhookDeliveries', {
+    example: {
+      deliveries: [
+        {
+          id: EXAMPLE_ID,
+          event: 'task.completed',
+          task_id: EXAMPLE_TASK,
+          url: 'https://example.com/hooks/aimedia',
+          status: 'delivered',
+          attempt_count: 1,
+          last_status_code: 200,
+          last_error: null,
+          latency_ms: 84,
+          next_attempt_at: null,
+          delivered_at: '2026-11-24T07:31:02.000Z',
+          created_at: '2026-11-24T07:31:01.000Z',
+          payload: { task_id: EXAMPLE_TASK, status: 'finished', percentage: '100' },
+          attempts: [{ attempt: 1, status_code: 200, latency_ms: 84, response_excerpt: 'ok', error: null, at: '2026-11-24T07:31:02.000Z' }],
+        },
+      ],
+      next_before: null,
+    },
+  });
+
+const DeliveriesQuery = z.object({
+  status: z.enum(DELIVERY_STATUSES).optional().openapi({ description: 'Only deliveries in this status.' }),
+  limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ description: 'At most this many (1–100, default 50).' }),
+  before: z.uuid().optional().openapi({ description: 'The `next_before` of the page before.' }),
+});
+
+const QueuedResponse = z.object({ id: z.string(), status: z.literal('pending') }).openapi('WebhookResend', { example: { id: EXAMPLE_ID, status: 'pending' } });
+
+const TestEventResponse = z
+  .object({ id: z.string().openapi({ description: 'The new delivery (event webhook.test).' }), url: z.string() })
+  .openapi('WebhookTestEvent', { example: { id: EXAMPLE_ID, url: 'https://example.com/hooks/aimedia' } });
+
+const errorOf = (status: 400 | 404 | 409, description: string) => ({
+  [status]: {
+    description,
+    content: { 'application/json': { schema: z.object({ message: z.string(), errors: z.array(z.object({ msg: z.string(), code: z.string() })) }) } },
+  },
+});
+
+export function webhookConsoleRoutes(deps: ApiDeps) {
+  const router = createRouter();
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps), tags: ['Webhooks'] };
+
+  router.openapi(
+    createRoute({
+      method: 'get',
+      path: '/auth/webhook-signing-secret',
+      summary: 'Your webhook signing secret',
+      description: 'The secret that signs deliveries to your account webhook URL (made on first use), and during a rotation the one it replaced.',
+      ...authed,
+      responses: { 200: jsonResponse(SigningSecretResponse, 'The signing secret.'), ...authedErrorResponses },
+    }),
+    async (c) => {
+      c.header('cache-control', 'no-store'); // a secret: never kept by a cache
+      return c.json(await readSigningSecret(deps.db, c.var.account.id, new Date()), 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/auth/webhook-signing-secret/rotate',
+      summary: 'Rotate the webhook signing secret',
+      description:
+        'Makes a new signing secret. The replaced one keeps signing beside it for 24 hours (two `v1,` signatures in `webhook-signature`), then it is dropped.',
+      ...authed,
+      responses: { 200: jsonResponse(SigningSecretResponse, 'The new secret and the replaced one.'), ...authedErrorResponses },
+    }),
+    async (c) => {
+      c.header('cache-control', 'no-store');
+      return c.json(await rotateSigningSecret(deps.db, c.var.account.id, new Date()), 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'get',
+      path: '/auth/webhook-deliveries',
+      summary: 'Recent webhook deliveries',
+      description: 'Your deliveries, newest first, each with its payload and every attempt (status code, latency, response excerpt).',
+      ...authed,
+      request: { query: DeliveriesQuery },
+      responses: { 200: jsonResponse(DeliveriesResponse, 'A page of deliveries.'), ...errorOf(400, 'An invalid filter.'), ...authedErrorResponses },
+    }),
+    async (c) => c.json(await listRecentDeliveries(deps.db, c.var.account.id, c.req.valid('query')), 200),
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/auth/webhook-deliveries/{id}/resend',
+      summary: 'Resend a webhook delivery',
+      description:
+        'Sends the delivery again now, with the same `webhook-id` and body, signed with the current secret(s). If that attempt fails the retry schedule goes on.',
+      ...authed,
+      request: { params: z.object({ id: z.uuid().openapi({ example: EXAMPLE_ID }) }) },
+      responses: {
+        200: jsonResponse(QueuedResponse, 'Queued: a dispatcher sends it within a second or so.'),
+        ...errorOf(404, 'No such delivery of yours.'),
+        ...errorOf(409, 'Being sent right now, or superseded by a newer event.'),
+        ...authedErrorResponses,
+      },
+    }),
+    async (c) => c.json(await resendDelivery(deps.db, c.var.account.id, c.req.valid('param').id, new Date()), 200),
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/auth/webhook-test',
+      summary: 'Send a test event',
+      description: 'Sends a `webhook.test` event to your account webhook URL, signed like every delivery.',
+      ...authed,
+      responses: {
+        200: jsonResponse(TestEventResponse, 'Queued: a dispatcher sends it within a second or so.'),
+        ...errorOf(400, 'No webhook URL is set.'),
+        ...authedErrorResponses,
+      },
+    }),
+    async (c) => c.json(await sendTestEvent(deps.db, c.var.account.id, new Date()), 200),
+  );
+
+  return router;
+}
