@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { formatCreatedAt, formatRefund, isTaskId, logSearch, pageCount, parseLogQuery, statusesOf, typesOf } from '../src/features/task-logs/log-rules.ts';
+import {
+  exportFilters,
+  formatCreatedAt,
+  formatMovement,
+  formatRefund,
+  isTaskId,
+  logSearch,
+  pageCount,
+  parseLogQuery,
+  statusesOf,
+  typesOf,
+} from '../src/features/task-logs/log-rules.ts';
 
 const q = (search: string) => parseLogQuery(new URLSearchParams(search));
 
@@ -98,5 +109,34 @@ describe('how a row reads', () => {
     [501, 500, 2],
   ])('%i tasks at %i a page → %i pages', (total, size, pages) => {
     expect(pageCount(total, size)).toBe(pages);
+  });
+});
+
+describe('the CSV export of a view', () => {
+  it.each([
+    [{}, {}],
+    [{ status: 'finished' }, { statuses: ['success', 'finished'] }],
+    [
+      { status: 'failed', type: 'flux' },
+      { statuses: ['failed'], types: ['flux-imagine'], prefixes: [] },
+    ],
+    [{ taskId: '0b8e0000-0000-4000-8000-000000000001' }, { task_id: '0b8e0000-0000-4000-8000-000000000001' }],
+  ] as const)('sends the filters of %j as %j', (over, filters) => {
+    expect(exportFilters({ ...parseLogQuery(new URLSearchParams()), ...over })).toEqual(filters);
+  });
+
+  it('sends the midjourney group with its open-ended outpaint prefix', () => {
+    const f = exportFilters({ ...parseLogQuery(new URLSearchParams()), type: 'midjourney' });
+    expect(f.types).toContain('upscale#2');
+    expect(f.prefixes).toEqual(['outpaint-']);
+  });
+});
+
+describe('a task’s credit movements', () => {
+  it.each([
+    [{ kind: 'hold', delta: -4, balance_after: 496 }, 'Held 4 credits · balance after 496'],
+    [{ kind: 'refund', delta: 1, balance_after: 1500 }, 'Refunded 1 credit · balance after 1,500'],
+  ])('reads %j as %s', (m, text) => {
+    expect(formatMovement(m)).toBe(text);
   });
 });

@@ -4,6 +4,7 @@
 // supabase package.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, type RunningLocalSupabase, signInWithMagicLink, startLocalSupabase } from '@aim/supabase/testing';
+import { createApiClient } from '@aim/shared-kit/api';
 import { createTaskLogsGateway } from '../src/features/task-logs/gateway.ts';
 import { type LogQuery, parseLogQuery } from '../src/features/task-logs/log-rules.ts';
 
@@ -53,7 +54,25 @@ describe('the Task Logs query against the local Supabase services', () => {
     await sb?.stop();
   });
 
-  const list = (q: Partial<LogQuery>, who = email) => createTaskLogsGateway(alice).list(who, query(q));
+  // the list and the movements read through supabase-js only; the CSV export's API call is tested in the server
+  const api = createApiClient({ baseUrl: 'http://127.0.0.1:9', getApiKey: () => null });
+  const list = (q: Partial<LogQuery>, who = email) => createTaskLogsGateway(alice, api).list(who, query(q));
+
+  it('reads a task’s own credit movements, hold then refund, with the balance each left; none of another user’s', async () => {
+    const task = ids['variation-3'];
+    const { rows } = await sb.db.query<{ user_id: string }>('select user_id from public.tasks where id = $1', [task]);
+    await sb.db.query(`select public.apply_credit($1, 10, $2, 'test grant')`, [rows[0].user_id, `grant:${task}`]);
+    await sb.db.query(`select public.apply_credit($1, -4, $2, 'hold variation-3', $3)`, [rows[0].user_id, `hold:${task}`, task]);
+    await sb.db.query(`select public.apply_credit($1, 4, $2, 'refund variation-3', $3)`, [rows[0].user_id, `refund:${task}`, task]);
+    const movements = await createTaskLogsGateway(alice, api).movements(task);
+    expect(movements.map((m) => [m.kind, m.delta, m.balance_after])).toEqual([
+      ['hold', -4, 6],
+      ['refund', 4, 10],
+    ]);
+    const outsider = makeClient(sb.url, sb.config.anonKey);
+    await signInWithMagicLink(outsider, sb.url, `carol-${Date.now()}@example.com`);
+    expect(await createTaskLogsGateway(outsider, api).movements(task)).toEqual([]);
+  });
 
   it('reads the caller’s tasks newest first with the columns of the log and the total', async () => {
     const page = await list({});

@@ -39,6 +39,8 @@ function fakeGateway(all: LogRow[], over: Partial<TaskLogsGateway> = {}) {
       const from = (query.page - 1) * query.pageSize;
       return { rows: matching.slice(from, from + query.pageSize), total: matching.length };
     }),
+    movements: vi.fn(async () => []),
+    exportCsv: vi.fn(async () => undefined),
     ...over,
   };
   return { gateway, calls };
@@ -189,6 +191,44 @@ describe('Task Logs', () => {
     expect(JSON.parse(within(detail).getByTestId('task-detail-result').textContent!)).toEqual({ message: 'Upstream refused the prompt' });
     await user.click(within(detail).getByRole('button', { name: 'Close' }));
     await waitFor(() => expect(screen.queryByTestId('task-detail')).toBeNull());
+  });
+
+  it("shows a failed task's hold and refund in its detail, and says when movements cannot load", async () => {
+    const all = tasks(3);
+    const movements = vi.fn(async () => [
+      { id: 1, created_at: all[2].created_at, kind: 'hold', delta: -4, balance_after: 96 },
+      { id: 2, created_at: all[2].created_at, kind: 'refund', delta: 4, balance_after: 100 },
+    ]);
+    const user = renderPage(fakeGateway(all, { movements }).gateway);
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    await user.click(screen.getByRole('button', { name: `Details of ${all[2].id}` }));
+    const detail = await screen.findByTestId('task-detail');
+    await waitFor(() => expect(within(detail).getAllByTestId('task-movement')).toHaveLength(2));
+    expect(
+      within(detail)
+        .getAllByTestId('task-movement')
+        .map((m) => m.textContent),
+    ).toEqual(['Held 4 credits · balance after 96', 'Refunded 4 credits · balance after 100']);
+    expect(movements).toHaveBeenCalledWith(all[2].id);
+    await user.click(within(detail).getByRole('button', { name: 'Close' }));
+    cleanup();
+
+    const failing = renderPage(fakeGateway(all, { movements: vi.fn(async () => Promise.reject(new Error('x'))) }).gateway);
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    await failing.click(screen.getByRole('button', { name: `Details of ${all[0].id}` }));
+    expect((await screen.findByText('The credit movements could not be loaded.')).getAttribute('role')).toBe('alert');
+  });
+
+  it('exports the current view as CSV, and says when the export cannot start', async () => {
+    const { gateway } = fakeGateway(tasks(3));
+    const user = renderPage(gateway, '/dashboard/task-logs?status=failed&type=flux');
+    await user.click(screen.getByTestId('export-task-logs'));
+    expect(gateway.exportCsv).toHaveBeenCalledWith({ status: 'failed', type: 'flux', taskId: '', page: 1, pageSize: 20 });
+    gateway.exportCsv = vi.fn(async () => Promise.reject(new Error('x')));
+    cleanup();
+    const again = renderPage(gateway);
+    await again.click(screen.getByTestId('export-task-logs'));
+    expect((await screen.findByText('The export could not be started. Please try again.')).getAttribute('role')).toBe('alert');
   });
 
   it('says the log could not be loaded, and Retry loads it', async () => {

@@ -1,5 +1,6 @@
 // Thin screens: the signed-in user's gateway and live row, handed to the features.
 import { useUserRow } from '@aim/shared-kit/session';
+import { useActivityGateway } from '../features/activity/activity-gateway.ts';
 import { useBillingGateway } from '../gateway/billing-gateway.ts';
 import { useEnsureCustomer } from '../gateway/ensure-customer.ts';
 import { notices } from '../notices.ts';
@@ -17,7 +18,8 @@ function useBillingScreen() {
 /** /dashboard/billing/subscription */
 export function SubscriptionRoute() {
   const { gateway, row, status } = useBillingScreen();
-  return <SubscriptionPage gateway={gateway} account={row} status={status} notify={notices} />;
+  const activity = useActivityGateway();
+  return <SubscriptionPage gateway={gateway} account={row} status={status} notify={notices} activity={activity} />;
 }
 
 /** /dashboard/billing/payment-methods */

@@ -8,6 +8,8 @@ import type { BillingAccount } from '../../gateway/account.ts';
 import type { BillingGateway, Intent } from '../../gateway/billing-gateway.ts';
 import { useBillingConfig } from '../../gateway/use-billing-config.ts';
 import { TEXTS, type Notices } from '../../notices.ts';
+import type { ActivityGateway } from '../activity/activity-gateway.ts';
+import { CreditActivity } from '../activity/credit-activity.tsx';
 import { CheckoutDialog, startCheckout } from '../checkout/checkout-panel.tsx';
 import { TopUpDialogView } from '../top-up/top-up-dialog.tsx';
 import { PlanCards } from './plan-cards.tsx';
@@ -19,6 +21,8 @@ export type SubscriptionPageProps = {
   /** The live user row's load state (shared-kit session). */
   status: 'idle' | 'loading' | 'ready' | 'error';
   notify: Notices;
+  /** Usage and credit history (issue 15); left out, the section is not shown. */
+  activity?: ActivityGateway;
 };
 
 type Checkout = { title: string; intent: Intent; summary: string; submitLabel: string; doneText: string };
@@ -26,7 +30,7 @@ type Checkout = { title: string; intent: Intent; summary: string; submitLabel: s
 const TRIAL_KEY = 'trial';
 
 /** Spec §2 Subscription: the account's plan and credits, cancel, Get credits, the plans and the trial. */
-export function SubscriptionPage({ gateway, account, status, notify }: SubscriptionPageProps) {
+export function SubscriptionPage({ gateway, account, status, notify, activity }: SubscriptionPageProps) {
   const config = useBillingConfig(gateway);
   const [starting, setStarting] = useState<string | null>(null);
   const [checkout, setCheckout] = useState<Checkout | null>(null);
@@ -186,6 +190,8 @@ export function SubscriptionPage({ gateway, account, status, notify }: Subscript
         </HStack>
         <PlanCards account={account} starting={starting === TRIAL_KEY ? null : starting} onChoose={choosePlan} />
       </Stack>
+
+      {activity && <CreditActivity gateway={activity} />}
 
       {checkout && config.config && (
         <CheckoutDialog

@@ -2,9 +2,10 @@
 // result, created_at, percentage, refund by email, newest first), behind an interface so the
 // page can be tested with a fake. Row-level security limits it to the user's own tasks.
 import { useMemo } from 'react';
+import { type ApiClient, useApiClient } from '@aim/shared-kit/api';
 import { withNormalizedStatus } from '@aim/shared-kit/domain';
 import { getSupabaseClient, postgrestList, RANGE_NOT_SATISFIABLE } from '@aim/shared-kit/supabase';
-import { type LogQuery, statusesOf, typesOf } from './log-rules.ts';
+import { exportFilters, type LogQuery, statusesOf, typesOf } from './log-rules.ts';
 
 export type LogRow = {
   id: string;
@@ -18,11 +19,18 @@ export type LogRow = {
 
 export type LogPage = { rows: LogRow[]; total: number };
 
+/** One credit movement of a task (public.credit_history): its hold, and its refund when it failed. */
+export type Movement = { id: number; created_at: string; kind: string; delta: number; balance_after: number };
+
 export type TaskLogsGateway = {
   list(email: string, query: LogQuery): Promise<LogPage>;
+  /** The task's own credit movements, oldest first. */
+  movements(taskId: string): Promise<Movement[]>;
+  /** Starts the browser's download of the tasks the view's filters match, as CSV (every page). */
+  exportCsv(query: LogQuery): Promise<void>;
 };
 
-export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseClient>): TaskLogsGateway {
+export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseClient>, api: ApiClient): TaskLogsGateway {
   /** The caller's tasks matching the query's filters (RLS keeps them to the caller anyway). */
   function matching(email: string, query: LogQuery, columns: string, head: boolean) {
     let request = supabase.from('tasks').select(columns, { count: 'exact', head }).eq('email', email);
@@ -54,9 +62,32 @@ export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseCli
       // an older `success` row shows as finished, the status the filter lists
       return { rows: ((data ?? []) as unknown as LogRow[]).map(withNormalizedStatus), total: count ?? 0 };
     },
+    async movements(taskId) {
+      const { data, error } = await supabase
+        .from('credit_history')
+        .select('id, created_at, kind, delta, balance_after')
+        .eq('task_id', taskId)
+        .order('created_at', { ascending: true })
+        .order('id', { ascending: true });
+      if (error) throw new Error(error.message);
+      return (data ?? []) as Movement[];
+    },
+    async exportCsv(query) {
+      // A navigation to a one-time link, not fetch + Blob: the browser streams the server's
+      // CSV straight to disk (100,000 rows never sit in this page), and the answer's
+      // Content-Disposition: attachment keeps the page where it is.
+      const { url } = await api.post<{ url: string }>('/exports', { kind: 'task-logs', filters: exportFilters(query) }, { toastOnError: false });
+      const link = document.createElement('a');
+      link.href = url;
+      link.rel = 'noopener';
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+    },
   };
 }
 
 export function useTaskLogsGateway(): TaskLogsGateway {
-  return useMemo(() => createTaskLogsGateway(getSupabaseClient()), []);
+  const api = useApiClient();
+  return useMemo(() => createTaskLogsGateway(getSupabaseClient(), api), [api]);
 }

@@ -22,6 +22,9 @@ export const TEXTS = {
   empty: 'No results.',
   loadFailed: 'The task log could not be loaded.',
   badTaskId: 'Enter a full task ID (36 characters, like 0b8e…-…).',
+  exportFailed: 'The export could not be started. Please try again.',
+  movementsFailed: 'The credit movements could not be loaded.',
+  noMovements: 'No credit movements for this task.',
 } as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -72,6 +75,25 @@ export function typesOf(filter: TypeFilter): { types: string[]; prefixes: string
   if (filter === 'all') return null;
   const family: TaskFamily = filter === 'ai-photos' ? 'ai-photo' : filter;
   return typesOfFamilies([family]);
+}
+
+/** The view's filters as the CSV export (POST /exports) takes them: resolved here, so they mean what the table shows. */
+export function exportFilters(query: LogQuery): { statuses?: string[]; types?: string[]; prefixes?: string[]; task_id?: string } {
+  const statuses = statusesOf(query.status);
+  const types = typesOf(query.type);
+  return {
+    ...(statuses ? { statuses } : {}),
+    ...(types ? { types: types.types, prefixes: types.prefixes } : {}),
+    ...(query.taskId ? { task_id: query.taskId } : {}),
+  };
+}
+
+const MOVEMENT_LABEL: Record<string, string> = { hold: 'Held', refund: 'Refunded' };
+
+/** A task's credit movement in the detail: 'Held 4 credits' / 'Refunded 4 credits', with the balance after. */
+export function formatMovement(m: { kind: string; delta: number; balance_after: number }): string {
+  const n = Math.abs(m.delta);
+  return `${MOVEMENT_LABEL[m.kind] ?? m.kind} ${n} credit${n === 1 ? '' : 's'} · balance after ${m.balance_after.toLocaleString('en-US')}`;
 }
 
 /** The Refund column: '+4' when credits came back, else empty. */

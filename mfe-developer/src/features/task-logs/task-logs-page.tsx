@@ -2,8 +2,8 @@ import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react'
 import { useSearchParams } from '@aim/shared-kit/router';
 import { Badge, Box, Button, CloseButton, Code, Dialog, Field, HStack, Heading, Input, NativeSelect, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
 import { LOG_PAGE_SIZES, LOG_STATUS_FILTER, LOG_TYPE_FILTER } from '@aim/shared-kit/domain';
-import type { LogRow, TaskLogsGateway } from './gateway.ts';
-import { formatCreatedAt, formatRefund, isTaskId, type LogQuery, logSearch, pageCount, parseLogQuery, TEXTS } from './log-rules.ts';
+import type { LogRow, Movement, TaskLogsGateway } from './gateway.ts';
+import { formatCreatedAt, formatMovement, formatRefund, isTaskId, type LogQuery, logSearch, pageCount, parseLogQuery, TEXTS } from './log-rules.ts';
 
 export type TaskLogsPageProps = {
   gateway: TaskLogsGateway;
@@ -47,6 +47,21 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
   const [idInput, setIdInput] = useState(query.taskId);
   const [idError, setIdError] = useState(false);
   const [detail, setDetail] = useState<LogRow | null>(null);
+  const [exporting, setExporting] = useState(false);
+  const [exportFailed, setExportFailed] = useState(false);
+
+  /** Downloads every task the filters match as CSV (the server streams it; not just this page). */
+  async function exportCsv() {
+    setExporting(true);
+    setExportFailed(false);
+    try {
+      await gateway.exportCsv(latest.current);
+    } catch {
+      setExportFailed(true);
+    } finally {
+      setExporting(false);
+    }
+  }
 
   // `search` stands for the whole query (`query` is derived from it): one load per distinct view
   const load = useCallback(async () => {
@@ -105,8 +120,16 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
           <Button size="sm" variant="outline" onClick={() => void load()} disabled={state.status === 'loading'}>
             Refresh
           </Button>
+          <Button size="sm" variant="outline" loading={exporting} onClick={() => void exportCsv()} data-testid="export-task-logs">
+            Export CSV
+          </Button>
         </HStack>
       </HStack>
+      {exportFailed && (
+        <Text role="alert" color="fg.error" textStyle="sm">
+          {TEXTS.exportFailed}
+        </Text>
+      )}
 
       <HStack gap="3" align="flex-end" wrap="wrap">
         <FilterSelect
@@ -264,6 +287,7 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
                   <Code as="pre" display="block" whiteSpace="pre-wrap" wordBreak="break-all" p="3" fontSize="xs" data-testid="task-detail-result">
                     {detail?.result == null ? 'No result data yet.' : JSON.stringify(detail.result, null, 2)}
                   </Code>
+                  {detail && <TaskMovements gateway={gateway} taskId={detail.id} />}
                 </Stack>
               </Dialog.Body>
               <Dialog.CloseTrigger asChild>
@@ -273,6 +297,53 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
           </Dialog.Positioner>
         </Portal>
       </Dialog.Root>
+    </Stack>
+  );
+}
+
+type Movements = { status: 'loading' } | { status: 'error' } | { status: 'ready'; rows: Movement[] };
+
+/** The task's own credit movements in its detail: the hold, then the refund when it failed. */
+function TaskMovements({ gateway, taskId }: { gateway: TaskLogsGateway; taskId: string }) {
+  const [state, setState] = useState<Movements>({ status: 'loading' });
+  useEffect(() => {
+    let live = true;
+    setState({ status: 'loading' });
+    gateway.movements(taskId).then(
+      (rows) => live && setState({ status: 'ready', rows }),
+      () => live && setState({ status: 'error' }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [gateway, taskId]);
+
+  return (
+    <Stack gap="1" data-testid="task-movements">
+      <Heading as="h3" size="sm">
+        Credits
+      </Heading>
+      {state.status === 'loading' ? (
+        <Text fontSize="sm" color="fg.muted">
+          {TEXTS.loading}
+        </Text>
+      ) : state.status === 'error' ? (
+        <Text fontSize="sm" color="fg.error" role="alert">
+          {TEXTS.movementsFailed}
+        </Text>
+      ) : state.rows.length === 0 ? (
+        <Text fontSize="sm" color="fg.muted">
+          {TEXTS.noMovements}
+        </Text>
+      ) : (
+        <Stack as="ol" gap="1" listStyleType="none" fontSize="sm">
+          {state.rows.map((m) => (
+            <Box as="li" key={m.id} data-testid="task-movement" data-kind={m.kind}>
+              {formatMovement(m)}
+            </Box>
+          ))}
+        </Stack>
+      )}
     </Stack>
   );
 }
