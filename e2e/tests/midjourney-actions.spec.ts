@@ -1,5 +1,6 @@
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import { expectMidjourney, screenshot } from '../support/journeys.ts';
+import { API_URL } from '../support/platform.ts';
 import { nextTaskId, readTaskRow } from '../support/tasks.ts';
 import { applyCredit, createUser, signIn } from '../support/users.ts';
 
@@ -78,6 +79,33 @@ test('a user upscales, pans, zooms out and varies a region of an image, then des
   await expect(editor).toBeHidden();
   await expectPictures(grid, 4);
   expect(await readTaskRow(regionId)).toMatchObject({ type: 'inpaint', parent_id: upscaleId });
+
+  // The task family beside the result: imagine → upscale → pan, zoom out, vary region (oldest first), this one marked.
+  const family = page.getByRole('navigation', { name: 'Task family' });
+  const nodes = family.getByTestId('lineage-node');
+  await expect
+    .poll(() => nodes.evaluateAll((els) => els.map((el) => el.getAttribute('data-task-id'))))
+    .toEqual([imagineId, upscaleId, panId, zoomId, regionId]);
+  await expect(family.locator('[aria-current="page"]')).toHaveAttribute('data-task-id', regionId);
+  for (const img of await family.locator('img').all()) await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBeGreaterThan(0);
+  await shot(page, 'midjourney-lineage-dark');
+  // the API says the same: POST /fetch answers parent_task_id and child_task_ids
+  const lineage = (await (
+    await fetch(`${API_URL}/fetch`, {
+      method: 'POST',
+      headers: { authorization: user.row.api_key, 'content-type': 'application/json' },
+      body: JSON.stringify({ task_id: upscaleId }),
+    })
+  ).json()) as Record<string, unknown>;
+  expect(lineage).toMatchObject({ parent_task_id: imagineId, child_task_ids: [panId, zoomId, regionId] });
+  // keyboard: on the first task of the family, Enter opens it; Back returns
+  await family.getByRole('link', { name: 'Imagine' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('task-view')).toHaveAttribute('data-task-id', imagineId);
+  await expect(family.locator('[aria-current="page"]')).toHaveAttribute('data-task-id', imagineId);
+  await expectPictures(grid, 4);
+  await page.goBack();
+  await expect(page.getByTestId('task-view')).toHaveAttribute('data-task-id', regionId);
 
   // Describe an uploaded picture (a cell of the first grid) → four prompts; one fills the prompt box. In the light theme from here.
   await page.getByTestId('theme-switch').selectOption('light');

@@ -4,7 +4,8 @@
  * /fetch-many (ownership, bounds, duplicates) and GET /account (total_images). Rows are
  * inserted as the worker leaves them, so every state is reached without waiting for engines;
  * one flaky task runs on a real worker to show `retry` live, and parents written as `success`
- * still start follow-ups.
+ * still start follow-ups. Lineage: parent_task_id and child_task_ids (live and archived children,
+ * oldest first, never another account's), read through indexes.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,11 +108,12 @@ describe.each(testDatabaseKinds())('reading tasks in the v1 shape on %s', (kind)
   const fetchView = async (taskId: string, key = user.apiKey) => {
     const res = await post(h.app, '/fetch', { key, json: { task_id: taskId } });
     expect(res.status, await res.clone().text()).toBe(200);
-    return (await res.json()) as TaskView;
+    return (await res.json()) as TaskView & { child_task_ids: string[] };
   };
   const fetchMany = (taskIds: unknown, key = user.apiKey) => post(h.app, '/fetch-many', { key, json: { task_ids: taskIds } });
-  const extras = (over: Partial<TaskView> = {}) => ({
+  const extras = (over: Partial<TaskView> & { child_task_ids?: string[] } = {}) => ({
     parent_task_id: null,
+    child_task_ids: [],
     cost: 4,
     refund: 0,
     result: null,
@@ -384,6 +386,90 @@ describe.each(testDatabaseKinds())('reading tasks in the v1 shape on %s', (kind)
       expect(seen.has('retry'), [...seen].join()).toBe(true);
       expect([...seen].at(-1)).toBe('finished');
       expect((await waitForTask(db, task_id)).status).toBe('finished');
+    });
+  });
+
+  describe('lineage: parent_task_id and child_task_ids', () => {
+    /** Inserts a child `secondsLater` after now (the order children are listed in). */
+    async function insertChild(parentId: string, type: string, secondsLater: number, over: Partial<Fixture> = {}): Promise<string> {
+      const id = await insertTask({ type, status: 'finished', parentId, ...over });
+      const table = over.archived ? 'tasks_archive_1' : 'tasks';
+      await db.query(`update public.${table} set created_at = now() + make_interval(secs => $2) where id = $1`, [id, secondsLater]);
+      return id;
+    }
+
+    it('lists the children of a task oldest first, live and archived, and each child names its parent', async () => {
+      const grid = await insertTask({ type: 'imagine', status: 'finished', imageUrl: `${MEDIA}/l-grid.png`, imageUrls: cells('l') });
+      const upscale = await insertChild(grid, 'upscale#2', 1);
+      const variation = await insertChild(grid, 'variation-3', 2, { archived: true });
+      const reroll = await insertChild(grid, 'reroll', 3);
+      const pan = await insertChild(upscale, 'pan-left', 4);
+      const zoom = await insertChild(upscale, 'outpaint-2x', 5);
+      const region = await insertChild(upscale, 'inpaint', 6, { status: 'running' });
+
+      const root = await fetchView(grid);
+      expect(root.parent_task_id).toBeNull();
+      expect(root.child_task_ids).toEqual([upscale, variation, reroll]);
+      // right after parent_task_id, before our other extras: a field added, nothing renamed or moved
+      const keys = Object.keys(root);
+      expect(keys.slice(keys.indexOf('parent_task_id'), keys.indexOf('parent_task_id') + 3)).toEqual(['parent_task_id', 'child_task_ids', 'cost']);
+      expect(keys.slice(0, 4)).toEqual(['task_id', 'task_type', 'status', 'percentage']);
+
+      // an id in capitals names the same task, and the same children
+      expect((await fetchView(grid.toUpperCase())).child_task_ids).toEqual([upscale, variation, reroll]);
+
+      const middle = await fetchView(upscale);
+      expect(middle).toMatchObject({ parent_task_id: grid, child_task_ids: [pan, zoom, region] });
+      expect(await fetchView(variation)).toMatchObject({ parent_task_id: grid, child_task_ids: [], archived: true });
+      expect(await fetchView(region)).toMatchObject({ parent_task_id: upscale, child_task_ids: [], status: 'processing' });
+
+      // /fetch-many answers the same lineage per task
+      const many = (await (await fetchMany([upscale, grid])).json()) as { tasks: (TaskView & { child_task_ids: string[] })[] };
+      expect(many.tasks.map((t) => t.child_task_ids)).toEqual([
+        [pan, zoom, region],
+        [upscale, variation, reroll],
+      ]);
+    });
+
+    it('lists the children of an archived task too', async () => {
+      const old = await insertTask({ type: 'imagine', status: 'finished', archived: true });
+      const live = await insertChild(old, 'upscale#1', 1);
+      const archived = await insertChild(old, 'upscale#4', 2, { archived: true });
+      expect(await fetchView(old)).toMatchObject({ archived: true, child_task_ids: [live, archived] });
+    });
+
+    it('never shows another account’s task as a child, live or archived, and answers 404 for a family that is not yours', async () => {
+      const mine = await insertTask({ type: 'imagine', status: 'finished' });
+      const child = await insertChild(mine, 'upscale#1', 1);
+      // rows no API call can make (a parent is always the caller's), written straight into the tables
+      await insertChild(mine, 'reroll', 2, { owner: other });
+      await insertChild(mine, 'variation-1', 3, { owner: other, archived: true });
+      expect((await fetchView(mine)).child_task_ids).toEqual([child]);
+      const many = (await (await fetchMany([mine, child])).json()) as { tasks: (TaskView & { child_task_ids: string[] })[] };
+      expect(many.tasks[0]!.child_task_ids).toEqual([child]);
+      // the other account cannot read the family at all
+      const res = await post(h.app, '/fetch', { key: other.apiKey, json: { task_id: mine } });
+      expect(res.status).toBe(404);
+      const theirs = (await (await fetchMany([mine, child], other.apiKey)).json()) as { tasks: TaskView[] };
+      expect(theirs.tasks).toEqual([]);
+    });
+
+    it('finds children through the parent_id indexes of both tables', async () => {
+      // one transaction, so the setting and the plans share a connection (a pool on PostgreSQL)
+      await db.transaction(async (tx) => {
+        await tx.query('set local enable_seqscan = off');
+        for (const [table, index] of [
+          ['tasks', 'tasks_parent_idx'],
+          ['tasks_archive_1', 'tasks_archive_1_parent_idx'],
+        ]) {
+          const { rows } = await tx.query<{ 'QUERY PLAN': string }>(
+            // parent_id alone: on a tiny table the planner may as well take the user's index for the full query
+            `explain select id from public.${table} where parent_id = any($1::uuid[])`,
+            [[randomUUID()]],
+          );
+          expect(rows.map((r) => r['QUERY PLAN']).join('\n'), table).toContain(index);
+        }
+      });
     });
   });
 

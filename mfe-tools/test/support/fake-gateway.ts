@@ -2,6 +2,7 @@ import { vi } from 'vitest';
 import type { MidjourneyGateway } from '../../src/features/midjourney/gateway.ts';
 import type { MidjourneyTask } from '../../src/features/midjourney/task-model.ts';
 import type { LoadedTask } from '../../src/features/tasks/task-store.ts';
+import type { LineageRow } from '../../src/features/midjourney/lineage.ts';
 
 const cells = (id: string) => [1, 2, 3, 4].map((i) => `http://localhost:8080/media/${id}-${i}.png`);
 
@@ -72,6 +73,24 @@ export function fakeGateway(initial: LoadedTask<MidjourneyTask>[] = []) {
       return row.task.favorite;
     }),
     fetchImage: vi.fn(async () => new Blob(['png'], { type: 'image/png' })),
+    // What RLS lets the user read: the task's ancestors and every task made from the first of them.
+    readLineage: vi.fn(async (id: string) => {
+      const all = [...rows.values()];
+      let root = rows.get(id);
+      while (root?.task.parent_id && rows.has(root.task.parent_id)) root = rows.get(root.task.parent_id);
+      if (!root) return [];
+      const family: LineageRow[] = [];
+      const visit = (loaded: LoadedTask<MidjourneyTask>) => {
+        const { task, archived } = loaded;
+        const { id: taskId, type, status, image_url, image_urls } = task;
+        // rows are kept in the order they were made
+        const created_at = `2026-11-24T00:00:${String(all.indexOf(loaded)).padStart(2, '0')}.000Z`;
+        family.push({ id: taskId, type, status, parent_id: task.parent_id ?? null, image_url, image_urls, created_at, archived });
+        for (const child of all) if (child.task.parent_id === taskId) visit(child);
+      };
+      visit(root);
+      return family;
+    }),
   };
   /** What the worker does: the row changes, realtime tells the watcher. */
   function update(id: string, patch: Partial<MidjourneyTask>) {

@@ -87,11 +87,18 @@ export function taskRepository(q: Queryable) {
      * attempt still open), read under the hold's row lock.
      */
     async submit(
-      task: NewTask & { webhook: { url: string | null; secret: string | null } | null; queue: string; maxAttempts: number; channel: string },
+      task: NewTask & {
+        webhook: { url: string | null; secret: string | null } | null;
+        queue: string;
+        maxAttempts: number;
+        channel: string;
+        /** The submitting request's id, kept on the job for the worker's and webhooks' log lines. */
+        requestId?: string | null;
+      },
     ): Promise<{ topUpDue: boolean }> {
       const { rows } = await q.query<{ top_up_due: boolean }>(
         `select public.submit_task($1::uuid, $2::text, $3::uuid, $4::text, $5::int, $6::text, $7::text, $8::uuid, $9::text, $10::jsonb,
-                                   $11::timestamptz, $12::text, $13::text, $14::text, $15::int, $16::text) as top_up_due`,
+                                   $11::timestamptz, $12::text, $13::text, $14::text, $15::int, $16::text, $17::text) as top_up_due`,
         [
           task.userId,
           task.email,
@@ -109,6 +116,7 @@ export function taskRepository(q: Queryable) {
           task.queue,
           task.maxAttempts,
           task.channel,
+          task.requestId ?? null,
         ],
       );
       return { topUpDue: rows[0].top_up_due };
@@ -153,6 +161,26 @@ export function taskRepository(q: Queryable) {
         [taskIds, userId],
       );
       return rows;
+    },
+
+    /**
+     * The ids of the tasks made from each of `parentIds` (its upscales, variations, rerolls,
+     * pans, zooms, region edits, seed…), live or archived, oldest first, this user's only: a
+     * child row of another account never shows. Both tables have an index on parent_id.
+     */
+    async findOwnChildIds(userId: string, parentIds: readonly string[]): Promise<Map<string, string[]>> {
+      const { rows } = await q.query<{ parent_id: string; id: string }>(
+        `select parent_id, id from (
+           select parent_id, id, created_at from public.tasks where parent_id = any($1::uuid[]) and user_id = $2
+           union all
+           select parent_id, id, created_at from public.tasks_archive_1 a
+            where a.parent_id = any($1::uuid[]) and a.user_id = $2 and not exists (select 1 from public.tasks t where t.id = a.id)
+         ) c order by created_at, id`,
+        [parentIds, userId],
+      );
+      const children = new Map(parentIds.map((id) => [id, [] as string[]]));
+      for (const row of rows) children.get(row.parent_id)?.push(row.id);
+      return children;
     },
 
     /**

@@ -1,14 +1,19 @@
 /**
  * @module Reading tasks back (APIFRAME v1): POST /fetch (one task) and POST /fetch-many (2–20
- * tasks), each task in the v1 view every webhook body also carries (services/tasks/task-view.ts).
+ * tasks), each task in the v1 view every webhook body also carries (services/tasks/task-view.ts),
+ * plus its lineage: `parent_task_id` (in the view) and `child_task_ids` (added here, after
+ * parent_task_id; fields are only ever added, so the v1 view stays drop-in compatible).
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
 import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
+import { taskRepository } from '../repositories/task-repository.ts';
+import type { Account } from '../repositories/user-repository.ts';
 import { FETCH_MANY_MAX, FETCH_MANY_MIN, fetchManyTasks } from '../services/tasks/fetch-many.ts';
 import { fetchTask } from '../services/tasks/fetch-task.ts';
+import type { TaskView as TaskViewShape } from '../services/tasks/task-view.ts';
 import { EXAMPLE_PARENT_ID, EXAMPLE_TASK_ID, parentErrors, TaskId, TaskView } from './task-schemas.ts';
 
 const FetchRequest = z.object({ task_id: TaskId('One of your tasks (live or archived).') }).openapi('FetchRequest', { example: { task_id: EXAMPLE_TASK_ID } });
@@ -41,6 +46,7 @@ const FetchManyResponse = z
           percentage: '40',
           prompt: 'a lighthouse on a cliff at sunset',
           parent_task_id: EXAMPLE_PARENT_ID,
+          child_task_ids: [],
           cost: 2,
           refund: 0,
           result: null,
@@ -54,6 +60,26 @@ const FetchManyResponse = z
     },
   });
 
+type WithChildren = TaskViewShape & { child_task_ids: string[] };
+
+/**
+ * The ids of the tasks made from each of `taskIds` (the caller's own only), keyed by the id as
+ * the database prints it. Read alongside the tasks themselves: an id that is not the caller's
+ * task simply has no children.
+ */
+function childIdsOf(deps: ApiDeps, account: Account, taskIds: readonly string[]): Promise<Map<string, string[]>> {
+  return taskRepository(deps.db).findOwnChildIds(
+    account.id,
+    taskIds.map((id) => id.toLowerCase()),
+  );
+}
+
+/** A view with its children's ids, right after parent_task_id. */
+function withChildren(view: TaskViewShape, children: Map<string, string[]>): WithChildren {
+  const { cost, refund, result, input_data, archived, created_at, updated_at, expires_at, ...head } = view;
+  return { ...head, child_task_ids: children.get(view.task_id) ?? [], cost, refund, result, input_data, archived, created_at, updated_at, expires_at };
+}
+
 export function fetchRoutes(deps: ApiDeps) {
   const router = createRouter();
   const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
@@ -66,7 +92,7 @@ export function fetchRoutes(deps: ApiDeps) {
       tags: ['Tasks'],
       summary: 'Fetch a task',
       description:
-        'Status, progress and result of one of your tasks, live or archived, in the APIFRAME v1 shape: poll until status is finished or failed. Webhook bodies are this same view.',
+        'Status, progress and result of one of your tasks, live or archived, in the APIFRAME v1 shape: poll until status is finished or failed. Webhook bodies are this same view (without child_task_ids). Its lineage: parent_task_id (the task it was made from) and child_task_ids (the tasks made from it, oldest first).',
       ...authed,
       request: { body: jsonBody(FetchRequest) },
       responses: {
@@ -76,7 +102,11 @@ export function fetchRoutes(deps: ApiDeps) {
         404: parentErrors[404],
       },
     }),
-    async (c) => c.json(await fetchTask(deps, c.var.account, c.req.valid('json').task_id), 200),
+    async (c) => {
+      const { task_id } = c.req.valid('json');
+      const [task, children] = await Promise.all([fetchTask(deps, c.var.account, task_id), childIdsOf(deps, c.var.account, [task_id])]);
+      return c.json(withChildren(task, children), 200);
+    },
   );
 
   // POST /fetch-many – several of the caller's tasks at once
@@ -86,7 +116,7 @@ export function fetchRoutes(deps: ApiDeps) {
       path: '/fetch-many',
       tags: ['Tasks'],
       summary: 'Fetch several tasks',
-      description: `${FETCH_MANY_MIN} to ${FETCH_MANY_MAX} of your tasks at once, each as POST /fetch shows it. Unknown ids and other accounts' tasks are left out rather than refused.`,
+      description: `${FETCH_MANY_MIN} to ${FETCH_MANY_MAX} of your tasks at once, each as POST /fetch shows it (child_task_ids included). Unknown ids and other accounts' tasks are left out rather than refused.`,
       ...authed,
       request: { body: jsonBody(FetchManyRequest) },
       responses: {
@@ -95,7 +125,11 @@ export function fetchRoutes(deps: ApiDeps) {
         ...authedErrorResponses,
       },
     }),
-    async (c) => c.json(await fetchManyTasks(deps, c.var.account, c.req.valid('json').task_ids), 200),
+    async (c) => {
+      const { task_ids } = c.req.valid('json');
+      const [{ tasks }, children] = await Promise.all([fetchManyTasks(deps, c.var.account, task_ids), childIdsOf(deps, c.var.account, task_ids)]);
+      return c.json({ tasks: tasks.map((task) => withChildren(task, children)) }, 200);
+    },
   );
 
   return router;

@@ -29,7 +29,11 @@ export const TaskId = (description: string) =>
 export const WebhookUrl = z
   .string()
   .nullish()
-  .openapi({ description: `http:// or https:// URL (at most ${MAX_WEBHOOK_URL_LENGTH} characters) told about progress and the result of this task.` });
+  // the limit is checked with the URL's other rules (400 invalid_webhook_url), so it is documented here only
+  .openapi({
+    description: `http:// or https:// URL (at most ${MAX_WEBHOOK_URL_LENGTH} characters) told about progress and the result of this task.`,
+    maxLength: MAX_WEBHOOK_URL_LENGTH,
+  });
 
 export const WebhookSecret = z
   .string()
@@ -125,6 +129,10 @@ export const TaskView = z
       .string()
       .nullable()
       .openapi({ description: 'The task this one was made from (an upscale, variation, reroll, seed; a training, a generation).' }),
+    child_task_ids: z.array(z.string()).optional().openapi({
+      description:
+        'POST /fetch and POST /fetch-many: the ids of the tasks made from this one (upscales, variations, rerolls, pan, zoom, vary, outpaint, inpaint, seed), oldest first; [] when none. Webhook bodies leave it out.',
+    }),
     cost: z.number().int().openapi({ description: 'Credits held for this task (the charge once it finished).' }),
     refund: z.number().int().openapi({ description: 'Credits given back because the task failed.' }),
     result: z.record(z.string(), z.unknown()).nullable().openapi({
@@ -155,6 +163,7 @@ export const TaskView = z
       seed: '1234567',
       actions: ['upscale1', 'upscale2', 'upscale3', 'upscale4', 'variation1', 'variation2', 'variation3', 'variation4', 'reroll'],
       parent_task_id: null,
+      child_task_ids: ['c4e5f6a7-1b2c-4d3e-8f9a-0b1c2d3e4f5a'],
       cost: 4,
       refund: 0,
       result: { engine: 'local', method: 'procedural-svg', simulated: true, layout: 'grid', width: 2048, height: 2048 },

@@ -6,6 +6,8 @@ import { useApiClient, type ApiClient } from '@aim/shared-kit/api';
 import { useUserRow } from '@aim/shared-kit/session';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
 import { createTaskSource, fetchImage, type TaskSource, uploadImage } from '../tasks/task-store.ts';
+import type { LineageRow } from './lineage.ts';
+import { createLineageReader } from './lineage-source.ts';
 import type { BlendDimension, CustomZoom, MidjourneyTask, PanDirection, UpscaleType, VaryType } from './task-model.ts';
 
 export type MidjourneyGateway = TaskSource<MidjourneyTask> & {
@@ -39,6 +41,8 @@ export type MidjourneyGateway = TaskSource<MidjourneyTask> & {
   upload(file: File): Promise<string>;
   toggleFavorite(taskId: string): Promise<boolean | null>;
   fetchImage(url: string): Promise<Blob>;
+  /** The family of a task (its ancestors and every task made from the first of them), the user's own rows only. */
+  readLineage(taskId: string): Promise<LineageRow[]>;
 };
 
 type SupabaseClient = ReturnType<typeof getSupabaseClient>;
@@ -82,6 +86,7 @@ export function createMidjourneyGateway(api: ApiClient, supabase: SupabaseClient
       return typeof data === 'boolean' ? data : null;
     },
     fetchImage,
+    readLineage: createLineageReader(supabase),
   };
 }
 
