@@ -28,6 +28,40 @@ test.describe('the dashboard frame', () => {
     await expect.poll(width).toBe(240);
   });
 
+  test('the top bar and the tab title name the current screen', async ({ context, page }) => {
+    const user = await createUser('titles', { onboarded: true });
+    await signIn(context, user);
+    await page.goto('/dashboard');
+    await expect(page.getByTestId('screen-midjourney')).toBeVisible();
+    const title = page.getByTestId('screen-title');
+    await expect(title).toHaveText('Midjourney');
+    await expect(page).toHaveTitle('Midjourney · AI Media Dashboard');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+
+    // Client-side navigation through the sidebar.
+    await page.getByTestId('sidebar').getByRole('link', { name: 'Payment Methods' }).click();
+    await expect(page.getByTestId('screen-payment-methods')).toBeVisible();
+    await expect(title).toHaveText('Payment Methods');
+    await expect(page).toHaveTitle('Payment Methods · AI Media Dashboard');
+    await page.getByTestId('sidebar').getByRole('link', { name: 'Task Logs' }).click();
+    await expect(title).toHaveText('Task Logs');
+    await expect(page).toHaveTitle('Task Logs · AI Media Dashboard');
+  });
+
+  test('wide screens use their width: the Midjourney tool and Payment Methods fill a 1440 px screen', async ({ context, page }) => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const user = await createUser('wide', { onboarded: true });
+    await signIn(context, user);
+    await page.goto('/dashboard/tools/midjourney');
+    await expectMidjourney(page);
+    const width = async (testId: string) => (await page.getByTestId(testId).boundingBox())?.width ?? 0;
+    // 1440 − 240 px sidebar − 2 × 32 px padding = 1136 px of content.
+    await expect.poll(() => width('screen-midjourney')).toBeGreaterThan(1100);
+    await page.goto('/dashboard/billing/payment-methods');
+    await expect(page.getByTestId('screen-payment-methods')).toBeVisible();
+    await expect.poll(() => width('screen-payment-methods')).toBeGreaterThan(1100);
+  });
+
   test('a dismissed banner stays dismissed after reload, and only for the user who dismissed it', async ({ context }) => {
     const [first, second] = await Promise.all([createUser('dismisser', { onboarded: true }), createUser('newreader', { onboarded: true })]);
     const page = await context.newPage();

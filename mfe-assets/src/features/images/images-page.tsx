@@ -72,60 +72,60 @@ export function ImagesPage({ gateway, email, notifyError, nextPageDelayMs = NEXT
         />
       </GalleryChoices>
 
-      <GalleryTabs tab={tab} tabs={IMAGE_TABS} onTab={(t) => setTab(t as ImageTab)} />
-
-      {showsStatus(list) ? (
-        <GalleryStatus
-          list={list}
-          narrowed={Boolean(search) || filter !== 'Everything' || tab !== 'All' || archive}
-          noun="pictures"
-          origin="Pictures you make in the tools or with the API appear here."
-        />
-      ) : (
-        <SimpleGrid columns={{ base: 2, md: 3, xl: 5 }} gap="4" data-testid="image-grid" aria-busy={phase === 'loading' || phase === 'more'}>
-          {items.map((image) => {
-            const toolLink = toolLinkOf(image);
-            return (
-              <Card.Root key={image.id} overflow="hidden" size="sm" data-testid="image-card" data-task-id={image.id}>
-                <Box position="relative">
-                  <Image src={image.image_url} alt={image.prompt ?? image.type} aspectRatio={1} objectFit="cover" w="full" loading="lazy" bg="bg.muted" />
-                  <FavoriteButton overlay favorite={image.favorite} onToggle={() => void toggleFavorite(image)} />
-                </Box>
-                <Card.Body gap="1" p="3">
-                  <HStack justify="space-between" gap="2">
-                    <Badge variant="subtle" size="sm">
-                      {image.type}
-                    </Badge>
-                    <Text fontSize="xs" color="fg.muted" title={image.created_at}>
-                      {relativeTime(image.created_at)}
+      <GalleryTabs tab={tab} tabs={IMAGE_TABS} onTab={(t) => setTab(t as ImageTab)}>
+        {showsStatus(list) ? (
+          <GalleryStatus
+            list={list}
+            narrowed={Boolean(search) || filter !== 'Everything' || tab !== 'All' || archive}
+            noun="pictures"
+            origin="Pictures you make in the tools or with the API appear here."
+          />
+        ) : (
+          <SimpleGrid columns={{ base: 2, md: 3, xl: 5 }} gap="4" data-testid="image-grid" aria-busy={phase === 'loading' || phase === 'more'}>
+            {items.map((image) => {
+              const toolLink = toolLinkOf(image);
+              return (
+                <Card.Root key={image.id} overflow="hidden" size="sm" data-testid="image-card" data-task-id={image.id}>
+                  <Box position="relative">
+                    <Image src={image.image_url} alt={image.prompt ?? image.type} aspectRatio={1} objectFit="cover" w="full" loading="lazy" bg="bg.muted" />
+                    <FavoriteButton overlay favorite={image.favorite} onToggle={() => void toggleFavorite(image)} />
+                  </Box>
+                  <Card.Body gap="1" p="3">
+                    <HStack justify="space-between" gap="2">
+                      <Badge variant="subtle" size="sm">
+                        {image.type}
+                      </Badge>
+                      <Text fontSize="xs" color="fg.muted" title={image.created_at}>
+                        {relativeTime(image.created_at)}
+                      </Text>
+                    </HStack>
+                    <Text fontSize="sm" lineClamp={2} title={image.prompt ?? undefined}>
+                      {image.prompt || '—'}
                     </Text>
-                  </HStack>
-                  <Text fontSize="sm" lineClamp={2} title={image.prompt ?? undefined}>
-                    {image.prompt || '—'}
-                  </Text>
-                </Card.Body>
-                <Card.Footer p="3" pt="0" gap="2">
-                  {toolLink && (
-                    <Button asChild size="xs" variant="outline">
-                      <RouterLink to={toolLink}>Open</RouterLink>
+                  </Card.Body>
+                  <Card.Footer p="3" pt="0" gap="2">
+                    {toolLink && (
+                      <Button asChild size="xs" variant="outline">
+                        <RouterLink to={toolLink}>Open</RouterLink>
+                      </Button>
+                    )}
+                    <Button
+                      size="xs"
+                      variant="outline"
+                      loading={downloading === image.id}
+                      onClick={() => void download(image.id, image.image_url, `${image.id}.png`)}
+                      aria-label={`Download ${image.id}`}
+                    >
+                      Download
                     </Button>
-                  )}
-                  <Button
-                    size="xs"
-                    variant="outline"
-                    loading={downloading === image.id}
-                    onClick={() => void download(image.id, image.image_url, `${image.id}.png`)}
-                    aria-label={`Download ${image.id}`}
-                  >
-                    Download
-                  </Button>
-                </Card.Footer>
-              </Card.Root>
-            );
-          })}
-          {(phase === 'loading' || phase === 'more') && <Skeletons pageSize={PAGE_SIZES.images} aspectRatio={1} />}
-        </SimpleGrid>
-      )}
+                  </Card.Footer>
+                </Card.Root>
+              );
+            })}
+            {(phase === 'loading' || phase === 'more') && <Skeletons pageSize={PAGE_SIZES.images} aspectRatio={1} />}
+          </SimpleGrid>
+        )}
+      </GalleryTabs>
 
       <ListEnd list={list} noun="pictures" />
     </Stack>

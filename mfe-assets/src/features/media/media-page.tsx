@@ -64,41 +64,41 @@ export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs =
         archive={config.archive ? { checked: archive, onChange: setArchive } : undefined}
       />
 
-      <GalleryTabs tab={tab} tabs={config.tabs.map((t) => t.label)} onTab={setTab} />
-
-      {showsStatus(list) ? (
-        <GalleryStatus list={list} narrowed={filter !== 'Everything' || tab !== 'All' || archive} noun={config.noun} origin={config.origin} />
-      ) : (
-        <SimpleGrid columns={{ base: 1, md: 2, xl: 3 }} gap="4" data-testid="media-grid" aria-busy={list.phase === 'loading' || list.phase === 'more'}>
-          {list.items.map((item) => (
-            <Card.Root key={item.id} overflow="hidden" size="sm" data-testid="media-card" data-task-id={item.id}>
-              {kind === 'videos' && item.video_url ? (
-                <VideoClips item={item} downloading={downloading} download={(key, url, name) => void download(key, url, name)} />
-              ) : (
-                item.image_url && <Image src={item.image_url} alt={item.prompt ?? item.type} aspectRatio={2} objectFit="cover" w="full" loading="lazy" />
-              )}
-              <Card.Body gap="2" p="3">
-                <HStack justify="space-between" gap="2">
-                  <HStack gap="2">
-                    <Badge variant="subtle" size="sm">
-                      {item.type}
-                    </Badge>
-                    <Text fontSize="xs" color="fg.muted" title={item.created_at}>
-                      {relativeTime(item.created_at)}
-                    </Text>
+      <GalleryTabs tab={tab} tabs={config.tabs.map((t) => t.label)} onTab={setTab}>
+        {showsStatus(list) ? (
+          <GalleryStatus list={list} narrowed={filter !== 'Everything' || tab !== 'All' || archive} noun={config.noun} origin={config.origin} />
+        ) : (
+          <SimpleGrid columns={{ base: 1, md: 2, xl: 3 }} gap="4" data-testid="media-grid" aria-busy={list.phase === 'loading' || list.phase === 'more'}>
+            {list.items.map((item) => (
+              <Card.Root key={item.id} overflow="hidden" size="sm" data-testid="media-card" data-task-id={item.id}>
+                {kind === 'videos' && item.video_url ? (
+                  <VideoClips item={item} downloading={downloading} download={(key, url, name) => void download(key, url, name)} />
+                ) : (
+                  item.image_url && <Image src={item.image_url} alt={item.prompt ?? item.type} aspectRatio={2} objectFit="cover" w="full" loading="lazy" />
+                )}
+                <Card.Body gap="2" p="3">
+                  <HStack justify="space-between" gap="2">
+                    <HStack gap="2">
+                      <Badge variant="subtle" size="sm">
+                        {item.type}
+                      </Badge>
+                      <Text fontSize="xs" color="fg.muted" title={item.created_at}>
+                        {relativeTime(item.created_at)}
+                      </Text>
+                    </HStack>
+                    <FavoriteButton favorite={item.favorite} onToggle={() => void toggleFavorite(item)} />
                   </HStack>
-                  <FavoriteButton favorite={item.favorite} onToggle={() => void toggleFavorite(item)} />
-                </HStack>
-                <Text fontSize="sm" lineClamp={2} title={item.prompt ?? undefined}>
-                  {item.prompt || '—'}
-                </Text>
-                {kind === 'audio' && <AudioSongs item={item} downloading={downloading} download={(key, url, name) => void download(key, url, name)} />}
-              </Card.Body>
-            </Card.Root>
-          ))}
-          {(list.phase === 'loading' || list.phase === 'more') && <Skeletons pageSize={config.pageSize} aspectRatio={kind === 'videos' ? 16 / 9 : 2} />}
-        </SimpleGrid>
-      )}
+                  <Text fontSize="sm" lineClamp={2} title={item.prompt ?? undefined}>
+                    {item.prompt || '—'}
+                  </Text>
+                  {kind === 'audio' && <AudioSongs item={item} downloading={downloading} download={(key, url, name) => void download(key, url, name)} />}
+                </Card.Body>
+              </Card.Root>
+            ))}
+            {(list.phase === 'loading' || list.phase === 'more') && <Skeletons pageSize={config.pageSize} aspectRatio={kind === 'videos' ? 16 / 9 : 2} />}
+          </SimpleGrid>
+        )}
+      </GalleryTabs>
 
       <ListEnd list={list} noun={config.noun} />
     </Stack>

@@ -58,17 +58,24 @@ export function GalleryChoices<F extends string>(props: {
   );
 }
 
-/** A gallery's tabs (All, then one per source). */
-export function GalleryTabs({ tab, tabs, onTab }: { tab: string; tabs: readonly string[]; onTab(tab: string): void }) {
+/**
+ * A gallery's tabs (All, then one per source) around the tab panel (`children`: the list or its
+ * status). Values without spaces: Zag derives the tab and panel ids from them ("AI Photos").
+ */
+export function GalleryTabs({ tab, tabs, onTab, children }: { tab: string; tabs: readonly string[]; onTab(tab: string): void; children: ReactNode }) {
+  const value = (t: string) => t.replace(/\s+/g, '-');
   return (
-    <Tabs.Root value={tab} onValueChange={(e) => onTab(e.value)} variant="line" size="sm">
-      <Tabs.List>
+    <Tabs.Root value={value(tab)} onValueChange={(e) => onTab(tabs.find((t) => value(t) === e.value) ?? tab)} variant="line" size="sm">
+      <Tabs.List maxW="full" overflowX="auto">
         {tabs.map((t) => (
-          <Tabs.Trigger key={t} value={t}>
+          <Tabs.Trigger key={t} value={value(t)} flexShrink={0}>
             {t}
           </Tabs.Trigger>
         ))}
       </Tabs.List>
+      <Tabs.Content value={value(tab)} pt="5">
+        {children}
+      </Tabs.Content>
     </Tabs.Root>
   );
 }
@@ -111,7 +118,7 @@ export function GalleryStatus({ list, narrowed, noun, origin }: { list: ListView
     return (
       <EmptyState.Root borderWidth="1px" rounded="l3" data-testid="gallery-error">
         <EmptyState.Content>
-          <EmptyState.Title>Your {noun} could not be loaded</EmptyState.Title>
+          <EmptyState.Title as="h2">Your {noun} could not be loaded</EmptyState.Title>
           <Button size="sm" variant="outline" onClick={list.reload}>
             Retry
           </Button>
@@ -122,7 +129,7 @@ export function GalleryStatus({ list, narrowed, noun, origin }: { list: ListView
   return (
     <EmptyState.Root borderWidth="1px" borderStyle="dashed" rounded="l3" data-testid="gallery-empty">
       <EmptyState.Content>
-        <EmptyState.Title>{narrowed ? `No ${noun} match` : `No ${noun} yet`}</EmptyState.Title>
+        <EmptyState.Title as="h2">{narrowed ? `No ${noun} match` : `No ${noun} yet`}</EmptyState.Title>
         <EmptyState.Description>{narrowed ? 'Try another tab, filter or search.' : origin}</EmptyState.Description>
       </EmptyState.Content>
     </EmptyState.Root>

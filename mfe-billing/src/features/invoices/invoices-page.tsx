@@ -58,7 +58,7 @@ export function InvoicesPage({ gateway, email, notify }: InvoicesPageProps) {
       ) : state.status === 'error' ? (
         <EmptyState.Root borderWidth="1px" rounded="l3" data-testid="invoices-error">
           <EmptyState.Content>
-            <EmptyState.Title>Your invoices could not be loaded</EmptyState.Title>
+            <EmptyState.Title as="h2">Your invoices could not be loaded</EmptyState.Title>
             <Button size="sm" variant="outline" onClick={() => void load()}>
               Retry
             </Button>
@@ -67,7 +67,7 @@ export function InvoicesPage({ gateway, email, notify }: InvoicesPageProps) {
       ) : state.invoices.length === 0 ? (
         <EmptyState.Root borderWidth="1px" borderStyle="dashed" rounded="l3" data-testid="invoices-empty">
           <EmptyState.Content>
-            <EmptyState.Title>No invoices yet</EmptyState.Title>
+            <EmptyState.Title as="h2">No invoices yet</EmptyState.Title>
             <EmptyState.Description>Invoices appear here after your first payment.</EmptyState.Description>
           </EmptyState.Content>
         </EmptyState.Root>

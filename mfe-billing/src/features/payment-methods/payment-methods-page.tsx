@@ -80,7 +80,7 @@ export function PaymentMethodsPage({ gateway, notify, errorMs = CARD_ERROR_MS }:
   const firstLoad = list.status === 'loading' && cards.length === 0;
 
   return (
-    <Stack gap="6" w="full" maxW="3xl" data-testid="screen-payment-methods">
+    <Stack gap="6" w="full" data-testid="screen-payment-methods">
       <HStack justify="space-between" align="flex-start" wrap="wrap" gap="3">
         <Stack gap="1">
           <Heading as="h1" size="xl">
@@ -113,19 +113,26 @@ export function PaymentMethodsPage({ gateway, notify, errorMs = CARD_ERROR_MS }:
       ) : list.status === 'error' && cards.length === 0 ? (
         <EmptyState.Root borderWidth="1px" rounded="l3" data-testid="payment-methods-load-error">
           <EmptyState.Content>
-            <EmptyState.Title>{TEXTS.failedToLoadPaymentMethods}</EmptyState.Title>
+            <EmptyState.Title as="h2">{TEXTS.failedToLoadPaymentMethods}</EmptyState.Title>
             <EmptyState.Description>Press Refresh to try again.</EmptyState.Description>
           </EmptyState.Content>
         </EmptyState.Root>
       ) : cards.length === 0 ? (
         <EmptyState.Root borderWidth="1px" borderStyle="dashed" rounded="l3" data-testid="payment-methods-empty">
           <EmptyState.Content>
-            <EmptyState.Title>{TEXTS.noPaymentMethods}</EmptyState.Title>
+            <EmptyState.Title as="h2">{TEXTS.noPaymentMethods}</EmptyState.Title>
             <EmptyState.Description>Add a card to pay for plans and top-ups.</EmptyState.Description>
           </EmptyState.Content>
         </EmptyState.Root>
       ) : (
-        <Stack gap="3" as="ul" listStyleType="none" aria-label="Saved cards">
+        <Stack
+          gap="3"
+          as="ul"
+          listStyleType="none"
+          aria-label="Saved cards"
+          display="grid"
+          gridTemplateColumns="repeat(auto-fill, minmax(min(100%, 26rem), 1fr))"
+        >
           {cards.map((card) => {
             const label = `${brandName(card.brand)} ending ${card.last4}`;
             return (

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from '@aim/shared-kit/router';
-import { Badge, Box, Card, EmptyState, Heading, HStack, Skeleton, Stack, Tabs, Text } from '@aim/shared-kit/ui';
+import { Badge, Box, Card, EmptyState, Grid, Heading, HStack, Skeleton, Stack, Tabs, Text } from '@aim/shared-kit/ui';
 import { saveBlob } from '@aim/shared-kit/download';
 import { SEED_FETCH_DELAY_MS } from '@aim/shared-kit/domain';
 import { DEFAULT_API_ERROR } from '@aim/shared-kit/api';
@@ -37,6 +37,7 @@ import { CustomZoomDialog } from './components/custom-zoom-dialog.tsx';
 import { PromptChoices } from './components/prompt-choices.tsx';
 import { DescribePanel } from './components/describe-panel.tsx';
 import { BlendPanel } from './components/blend-panel.tsx';
+import { TaskLineage } from './components/task-lineage.tsx';
 
 const SEED_NOT_READY = 'The seed is not ready yet, please try again in a moment.';
 /** /fetch is asked again this many times while the seed task is still running. */
@@ -191,7 +192,7 @@ export function MidjourneyTool({ gateway, mode, notifyError, seedDelayMs = SEED_
   }
 
   return (
-    <Stack gap="6" maxW="3xl" w="full" data-testid="screen-midjourney">
+    <Stack gap="6" maxW="6xl" w="full" data-testid="screen-midjourney">
       <Stack gap="1">
         <Heading as="h1" size="xl">
           Midjourney
@@ -242,72 +243,75 @@ export function MidjourneyTool({ gateway, mode, notifyError, seedDelayMs = SEED_
         </Card.Body>
       </Card.Root>
 
-      <Box as="section" aria-label="Result" aria-live="polite" aria-busy={state.status === 'loading'}>
-        {state.status === 'idle' && (
-          <EmptyState.Root borderWidth="1px" borderStyle="dashed" rounded="l3" data-testid="result-empty">
-            <EmptyState.Content>
-              <EmptyState.Title>No pictures yet</EmptyState.Title>
-              <EmptyState.Description>Write a prompt and press Imagine: four pictures appear here.</EmptyState.Description>
-            </EmptyState.Content>
-          </EmptyState.Root>
-        )}
-        {state.status === 'loading' && (
-          <Stack gap="3" data-testid="result-loading">
-            <Skeleton h="6" w="48" />
-            <Skeleton aspectRatio="1" w="full" rounded="l3" />
-          </Stack>
-        )}
-        {state.status === 'error' && (
-          <EmptyState.Root borderWidth="1px" rounded="l3" data-testid="result-error">
-            <EmptyState.Content>
-              <EmptyState.Title>This task could not be loaded</EmptyState.Title>
-              <EmptyState.Description>Check the link, or start a new one above.</EmptyState.Description>
-            </EmptyState.Content>
-          </EmptyState.Root>
-        )}
-        {state.status === 'ready' && (
-          <TaskView
-            task={state.task}
-            archived={state.archived}
-            busyKey={busyKey}
-            creating={creating}
-            seed={revealedSeed?.taskId === state.task.id ? revealedSeed.seed : null}
-            onUpscale={(index, type) => void createTask(`upscale-${index}-${type}`, () => gateway.upscale(state.task.id, index, type))}
-            onFurtherUpscale={(type) => void createTask(`upscale-${type}`, () => gateway.upscale(state.task.id, 1, type))}
-            onVariation={(index) => void createTask(`variation-${index}`, () => gateway.variation(state.task.id, index))}
-            onVaryCell={(index, type) => void createTask(`vary-${index}-${type}`, () => gateway.varyCell(state.task.id, index, type))}
-            onVaryImage={(type) => void createTask(`vary-${type}`, () => gateway.varyImage(state.task.id, type))}
-            onPan={(direction) => void createTask(`pan-${direction}`, () => gateway.pan(state.task.id, direction))}
-            onZoomOut={(ratio) => void createTask(`zoom-${ratio}`, () => gateway.zoomOut(state.task.id, ratio))}
-            onOpenDialog={setDialog}
-            onUsePrompt={usePrompt}
-            onReroll={() => void createTask('reroll', () => gateway.reroll(state.task.id))}
-            onSeed={() => void run('seed', () => getSeed(state.task))}
-            onFavorite={() => void run('favorite', () => toggleFavorite(state.task))}
-            onDownload={() => void run('download', () => download(state.task))}
-          />
-        )}
-        {state.status === 'ready' && primaryImage(state.task) && (
-          <>
-            <VaryRegionDialog
-              open={dialog === 'region'}
-              onClose={() => setDialog(null)}
-              imageUrl={primaryImage(state.task)!}
-              recordedSize={recordedSize(state.task)}
-              initialPrompt={state.task.prompt ?? ''}
-              busy={busyKey === 'region'}
-              onSubmit={(mask, regionPrompt) => createFromDialog('region', () => gateway.varyRegion(state.task.id, mask, regionPrompt))}
+      <Grid templateColumns={{ base: 'minmax(0, 1fr)', lg: state.status === 'ready' ? 'minmax(0, 1fr) 16rem' : 'minmax(0, 1fr)' }} gap="4" alignItems="start">
+        <Box as="section" aria-label="Result" aria-live="polite" aria-busy={state.status === 'loading'} minW="0">
+          {state.status === 'idle' && (
+            <EmptyState.Root borderWidth="1px" borderStyle="dashed" rounded="l3" data-testid="result-empty">
+              <EmptyState.Content>
+                <EmptyState.Title as="h2">No pictures yet</EmptyState.Title>
+                <EmptyState.Description>Write a prompt and press Imagine: four pictures appear here.</EmptyState.Description>
+              </EmptyState.Content>
+            </EmptyState.Root>
+          )}
+          {state.status === 'loading' && (
+            <Stack gap="3" data-testid="result-loading">
+              <Skeleton h="6" w="48" />
+              <Skeleton aspectRatio="1" w="full" rounded="l3" />
+            </Stack>
+          )}
+          {state.status === 'error' && (
+            <EmptyState.Root borderWidth="1px" rounded="l3" data-testid="result-error">
+              <EmptyState.Content>
+                <EmptyState.Title as="h2">This task could not be loaded</EmptyState.Title>
+                <EmptyState.Description>Check the link, or start a new one above.</EmptyState.Description>
+              </EmptyState.Content>
+            </EmptyState.Root>
+          )}
+          {state.status === 'ready' && (
+            <TaskView
+              task={state.task}
+              archived={state.archived}
+              busyKey={busyKey}
+              creating={creating}
+              seed={revealedSeed?.taskId === state.task.id ? revealedSeed.seed : null}
+              onUpscale={(index, type) => void createTask(`upscale-${index}-${type}`, () => gateway.upscale(state.task.id, index, type))}
+              onFurtherUpscale={(type) => void createTask(`upscale-${type}`, () => gateway.upscale(state.task.id, 1, type))}
+              onVariation={(index) => void createTask(`variation-${index}`, () => gateway.variation(state.task.id, index))}
+              onVaryCell={(index, type) => void createTask(`vary-${index}-${type}`, () => gateway.varyCell(state.task.id, index, type))}
+              onVaryImage={(type) => void createTask(`vary-${type}`, () => gateway.varyImage(state.task.id, type))}
+              onPan={(direction) => void createTask(`pan-${direction}`, () => gateway.pan(state.task.id, direction))}
+              onZoomOut={(ratio) => void createTask(`zoom-${ratio}`, () => gateway.zoomOut(state.task.id, ratio))}
+              onOpenDialog={setDialog}
+              onUsePrompt={usePrompt}
+              onReroll={() => void createTask('reroll', () => gateway.reroll(state.task.id))}
+              onSeed={() => void run('seed', () => getSeed(state.task))}
+              onFavorite={() => void run('favorite', () => toggleFavorite(state.task))}
+              onDownload={() => void run('download', () => download(state.task))}
             />
-            <CustomZoomDialog
-              open={dialog === 'zoom'}
-              onClose={() => setDialog(null)}
-              initialPrompt={state.task.prompt ?? ''}
-              busy={busyKey === 'zoom-custom'}
-              onSubmit={(ratio, custom) => createFromDialog('zoom-custom', () => gateway.zoomOut(state.task.id, ratio, custom))}
-            />
-          </>
-        )}
-      </Box>
+          )}
+          {state.status === 'ready' && primaryImage(state.task) && (
+            <>
+              <VaryRegionDialog
+                open={dialog === 'region'}
+                onClose={() => setDialog(null)}
+                imageUrl={primaryImage(state.task)!}
+                recordedSize={recordedSize(state.task)}
+                initialPrompt={state.task.prompt ?? ''}
+                busy={busyKey === 'region'}
+                onSubmit={(mask, regionPrompt) => createFromDialog('region', () => gateway.varyRegion(state.task.id, mask, regionPrompt))}
+              />
+              <CustomZoomDialog
+                open={dialog === 'zoom'}
+                onClose={() => setDialog(null)}
+                initialPrompt={state.task.prompt ?? ''}
+                busy={busyKey === 'zoom-custom'}
+                onSubmit={(ratio, custom) => createFromDialog('zoom-custom', () => gateway.zoomOut(state.task.id, ratio, custom))}
+              />
+            </>
+          )}
+        </Box>
+        {state.status === 'ready' && <TaskLineage gateway={gateway} task={state.task} archived={state.archived} />}
+      </Grid>
     </Stack>
   );
 }

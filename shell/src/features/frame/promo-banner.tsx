@@ -39,7 +39,9 @@ export function PromoBanner() {
       aria-label="Announcement"
       justify="center"
       gap="3"
-      px="4"
+      // Room for the Dismiss button on both sides, so the text stays centred and clear of it.
+      px="12"
+      py="2"
       minH="12"
       bg="brand.solid"
       color="brand.contrast"

@@ -1,12 +1,21 @@
-import { Box, Button, Circle, Flex, HStack, IconButton, Stack, Text } from '@aim/shared-kit/ui';
+import { useEffect, useState } from 'react';
+import { Box, Button, Circle, CloseButton, Dialog, Flex, HStack, IconButton, Portal, Stack, Text } from '@aim/shared-kit/ui';
 import { atomWithStorage } from 'jotai/utils';
 import { useAtom } from 'jotai';
-import { NavLink, useNavigate } from '@aim/shared-kit/router';
+import { NavLink, useLocation, useNavigate } from '@aim/shared-kit/router';
 import { planLabel } from '@aim/shared-kit/domain';
 import { shortName, userInitial } from '@aim/shared-kit/format';
 import { signOut, useSession, useUserRow } from '@aim/shared-kit/session';
+import { ThemeSwitch } from './theme-switch.tsx';
 
 export const SIDEBAR_WIDTH = { collapsed: 84, expanded: 240 } as const;
+
+/**
+ * Below Chakra's `md` breakpoint (48em) the sidebar is a drawer opened from the top bar: a phone
+ * has no room for 240 px beside the content. The spec's 84/240 px collapse applies from `md` up.
+ */
+export const DRAWER_BELOW = 'md';
+const WIDE_QUERY = '(min-width: 48em)';
 
 export const sidebarCollapsedAtom = atomWithStorage('aim.sidebar.collapsed', false);
 
@@ -44,18 +53,9 @@ const NAV_GROUPS: readonly { title: string; items: NavItem[] }[] = [
   },
 ];
 
+/** The fixed sidebar of screens from `md` up (hidden below: see SidebarDrawer). */
 export function Sidebar() {
   const [collapsed, setCollapsed] = useAtom(sidebarCollapsedAtom);
-  const { user } = useSession();
-  const { row } = useUserRow();
-  const navigate = useNavigate();
-  const email = row?.email ?? user?.email ?? '';
-
-  async function logout() {
-    await signOut();
-    navigate('/auth', { replace: true });
-  }
-
   return (
     <Flex
       as="nav"
@@ -72,6 +72,7 @@ export function Sidebar() {
       borderRightWidth="1px"
       zIndex="docked"
       overflowX="hidden"
+      hideBelow={DRAWER_BELOW}
     >
       <HStack justify={collapsed ? 'center' : 'space-between'} px="4" h="16" flexShrink={0}>
         {!collapsed && (
@@ -90,18 +91,84 @@ export function Sidebar() {
           <span aria-hidden>{collapsed ? '»' : '«'}</span>
         </IconButton>
       </HStack>
+      <SidebarContent collapsed={collapsed} />
+    </Flex>
+  );
+}
+
+/**
+ * The menu button of the top bar below `md` and the drawer it opens: the same groups, user and
+ * Logout as the sidebar, plus the theme switch (no room for it in a phone's top bar). Focus is
+ * trapped inside, Escape or a navigation closes it, and focus returns to the button.
+ */
+export function SidebarDrawer() {
+  // Open on the screen it was opened on only: any navigation (a link, Back) closes it.
+  const { pathname } = useLocation();
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const open = openOn === pathname;
+  const setOpen = (next: boolean) => setOpenOn(next ? pathname : null);
+  useEffect(() => {
+    // Widened past the breakpoint (rotation, resize): the fixed sidebar takes over.
+    const wide = window.matchMedia(WIDE_QUERY);
+    const close = () => wide.matches && setOpenOn(null);
+    wide.addEventListener('change', close);
+    return () => wide.removeEventListener('change', close);
+  }, []);
+
+  return (
+    <Dialog.Root open={open} onOpenChange={(e) => setOpen(e.open)} size="full" motionPreset="slide-in-left" lazyMount unmountOnExit>
+      <Dialog.Trigger asChild>
+        <IconButton size="sm" variant="ghost" aria-label="Open menu" data-testid="menu-button" hideFrom={DRAWER_BELOW} flexShrink={0}>
+          <span aria-hidden>☰</span>
+        </IconButton>
+      </Dialog.Trigger>
+      <Portal>
+        <Dialog.Backdrop />
+        <Dialog.Positioner justifyContent="flex-start">
+          <Dialog.Content data-testid="sidebar-drawer" w="72" maxW="calc(100vw - 3rem)" mx="0" rounded="none">
+            <HStack justify="space-between" px="4" h="16" flexShrink={0}>
+              <Dialog.Title fontWeight="bold" fontSize="lg" color="brand.fg">
+                AI Media
+              </Dialog.Title>
+              <Dialog.CloseTrigger asChild position="static">
+                <CloseButton size="sm" aria-label="Close menu" />
+              </Dialog.CloseTrigger>
+            </HStack>
+            <Flex as="nav" aria-label="Main" direction="column" flex="1" minH="0">
+              <SidebarContent collapsed={false} onNavigate={() => setOpen(false)} withThemeSwitch />
+            </Flex>
+          </Dialog.Content>
+        </Dialog.Positioner>
+      </Portal>
+    </Dialog.Root>
+  );
+}
+
+function SidebarContent({ collapsed, onNavigate, withThemeSwitch = false }: { collapsed: boolean; onNavigate?: () => void; withThemeSwitch?: boolean }) {
+  const { user } = useSession();
+  const { row } = useUserRow();
+  const navigate = useNavigate();
+  const email = row?.email ?? user?.email ?? '';
+
+  async function logout() {
+    await signOut();
+    navigate('/auth', { replace: true });
+  }
+
+  return (
+    <>
       <Stack gap="5" px="3" py="2" flex="1" overflowY="auto">
         {NAV_GROUPS.map((group) => (
           <Stack key={group.title} gap="1" role="group" aria-label={group.title}>
             {collapsed ? (
               <Box borderTopWidth="1px" mx="3" my="1" aria-hidden />
             ) : (
-              <Text fontSize="xs" fontWeight="semibold" color="fg.subtle" px="2" whiteSpace="nowrap">
+              <Text fontSize="xs" fontWeight="semibold" color="fg.muted" px="2" whiteSpace="nowrap">
                 {group.title}
               </Text>
             )}
             {group.items.map((item) => (
-              <NavLink key={item.to} to={item.to} title={item.label} style={{ textDecoration: 'none' }}>
+              <NavLink key={item.to} to={item.to} title={item.label} style={{ textDecoration: 'none' }} onClick={onNavigate}>
                 {({ isActive }) => (
                   <HStack
                     gap="3"
@@ -135,6 +202,7 @@ export function Sidebar() {
         ))}
       </Stack>
       <Stack borderTopWidth="1px" p="3" gap="3" flexShrink={0}>
+        {withThemeSwitch && <ThemeSwitch />}
         <HStack gap="3" justify={collapsed ? 'center' : 'flex-start'}>
           <Circle size="9" bg="brand.solid" color="brand.contrast" fontWeight="bold" data-testid="user-initial" flexShrink={0}>
             {userInitial(email)}
@@ -154,6 +222,6 @@ export function Sidebar() {
           {collapsed ? '↪' : 'Logout'}
         </Button>
       </Stack>
-    </Flex>
+    </>
   );
 }

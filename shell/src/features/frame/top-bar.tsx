@@ -1,21 +1,40 @@
-import { useState } from 'react';
-import { Badge, Button, HStack, Skeleton, Text } from '@aim/shared-kit/ui';
+import { useEffect, useState } from 'react';
+import { Badge, Box, Button, HStack, Skeleton, Text } from '@aim/shared-kit/ui';
+import { useLocation } from '@aim/shared-kit/router';
 import { formatCredits } from '@aim/shared-kit/format';
 import { useUserRow } from '@aim/shared-kit/session';
 import { RemoteSlot } from '../../mf/remote-slot.tsx';
+import { documentTitle, screenTitle } from './screen-titles.ts';
+import { DRAWER_BELOW, SidebarDrawer } from './sidebar.tsx';
 import { ThemeSwitch } from './theme-switch.tsx';
 
 export function TopBar() {
   const { status, row } = useUserRow();
+  const title = screenTitle(useLocation().pathname);
   // Load the billing remote's dialog on first use only; keep it mounted after that so it can animate closed.
   const [dialogRequested, setDialogRequested] = useState(false);
   const [open, setOpen] = useState(false);
 
+  useEffect(() => {
+    document.title = documentTitle(title);
+    // Leaving the dashboard (sign-out, /welcome) leaves no stale screen name in the tab.
+    return () => {
+      document.title = documentTitle(null);
+    };
+  }, [title]);
+
   return (
-    <HStack as="header" justify="flex-end" gap="3" px="6" h="16" borderBottomWidth="1px" bg="bg.panel" flexShrink={0}>
-      <ThemeSwitch />
-      <HStack gap="2" aria-live="polite">
-        <Text fontSize="sm" color="fg.muted">
+    <HStack as="header" gap={{ base: '2', md: '3' }} px={{ base: '3', md: '6' }} h="16" borderBottomWidth="1px" bg="bg.panel" flexShrink={0}>
+      <SidebarDrawer />
+      <Text flex="1" minW="0" truncate fontWeight="semibold" fontSize={{ base: 'md', md: 'lg' }} data-testid="screen-title">
+        {title}
+      </Text>
+      {/* Below the breakpoint the theme switch lives in the drawer. */}
+      <Box hideBelow={DRAWER_BELOW}>
+        <ThemeSwitch />
+      </Box>
+      <HStack gap="2" aria-live="polite" flexShrink={0}>
+        <Text fontSize="sm" color="fg.muted" srOnly={{ base: true, sm: false }}>
           Credits
         </Text>
         {row ? (
@@ -29,6 +48,7 @@ export function TopBar() {
       <Button
         size="sm"
         colorPalette="brand"
+        flexShrink={0}
         onClick={() => {
           setDialogRequested(true);
           setOpen(true);

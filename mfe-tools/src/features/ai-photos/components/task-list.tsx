@@ -13,6 +13,8 @@ const EMPTY_TEXT: Record<ListFilter, string> = {
 
 const PHASE_PALETTE = { active: 'blue', done: 'green', failed: 'red' } as const;
 
+const tabValue = (filter: ListFilter) => filter.replaceAll(' ', '-');
+
 type TaskListProps = {
   state: TaskListState;
   /** The task the wizard shows, marked in the list. */
@@ -39,16 +41,25 @@ export function TaskList({ state, currentId, onOpen, onRetry }: TaskListProps) {
         </HStack>
       </Card.Header>
       <Card.Body gap="3" pt="0">
-        <Tabs.Root value={filter} onValueChange={(d) => setFilter(d.value as ListFilter)} size="sm" variant="line" fitted>
+        {/* Values without spaces: Zag derives the tab and panel ids from them. */}
+        <Tabs.Root
+          value={tabValue(filter)}
+          onValueChange={(d) => setFilter(LIST_FILTERS.find((f) => tabValue(f) === d.value) ?? filter)}
+          size="sm"
+          variant="line"
+          fitted
+        >
           <Tabs.List>
             {LIST_FILTERS.map((f) => (
-              <Tabs.Trigger key={f} value={f} px="1" textStyle="xs">
+              <Tabs.Trigger key={f} value={tabValue(f)} px="1" textStyle="xs">
                 {f}
               </Tabs.Trigger>
             ))}
           </Tabs.List>
+          <Tabs.Content value={tabValue(filter)}>
+            <ListBody state={state} filter={filter} currentId={currentId} onOpen={onOpen} onRetry={onRetry} />
+          </Tabs.Content>
         </Tabs.Root>
-        <ListBody state={state} filter={filter} currentId={currentId} onOpen={onOpen} onRetry={onRetry} />
       </Card.Body>
     </Card.Root>
   );
