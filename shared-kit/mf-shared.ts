@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The one shared map for the shell and every remote (Module Federation `shared`).
@@ -31,12 +33,31 @@ export const sharedDeps = {
  * Bundler aliases every browser build applies (shell and remotes: the shell provides shared-kit's
  * supabase module, a remote's copy is its standalone fallback). The dashboard never uses
  * Supabase Storage (with its Iceberg client) or Edge Functions, so supabase-js gets a stand-in for
- * them: one createClient, one session, only auth + PostgREST + realtime shipped.
+ * them: one createClient, one session, only auth + PostgREST + realtime shipped, and realtime
+ * only once a channel is opened.
  */
 export const supabaseAliases = {
   '@supabase/storage-js$': fileURLToPath(new URL('./src/supabase-unused.ts', import.meta.url)),
   '@supabase/functions-js$': fileURLToPath(new URL('./src/supabase-unused.ts', import.meta.url)),
+  // Realtime loads when the first channel is opened, not with createClient (src/supabase-realtime.ts).
+  '@supabase/realtime-js$': fileURLToPath(new URL('./src/supabase-realtime.ts', import.meta.url)),
+  '@supabase/realtime-js/dist/module/index.js$': realRealtimeJs(),
+  // Passkey and Web3 sign-in helpers of auth-js (GoTrueClient imports them by relative path).
+  [authJsFile('lib/webauthn.js')]: fileURLToPath(new URL('./src/supabase-auth-unused.ts', import.meta.url)),
+  [authJsFile('lib/web3/ethereum.js')]: fileURLToPath(new URL('./src/supabase-auth-unused.ts', import.meta.url)),
 };
+
+function authJsFile(file: string) {
+  const supabaseJs = createRequire(import.meta.url).resolve('@supabase/supabase-js');
+  return path.join(path.dirname(createRequire(supabaseJs).resolve('@supabase/auth-js')).replace(/([\\/]dist[\\/])main$/, '$1module'), file);
+}
+
+function realRealtimeJs() {
+  const supabaseJs = createRequire(import.meta.url).resolve('@supabase/supabase-js');
+  return createRequire(supabaseJs)
+    .resolve('@supabase/realtime-js')
+    .replace(/([\\/]dist[\\/])main([\\/])/, '$1module$2');
+}
 
 /** Remote names exactly as runtime-config.json lists them. */
 export const remoteNames = ['mfe_tools', 'mfe_assets', 'mfe_billing', 'mfe_developer', 'mfe_onboarding'] as const;
@@ -56,13 +77,31 @@ export function remoteBuild(opts: { name: (typeof remoteNames)[number]; folder: 
       dts: false,
       // A smaller federation runtime in every remote entry (it is on every cold load's critical
       // path): browser code only, and no loading of other remotes (only the shell does that).
-      experiments: { optimization: { target: 'web' as const, disableRemote: true } },
+      experiments: { externalRuntime: true, optimization: { target: 'web' as const, disableRemote: true } },
     },
     site: {
-      source: { entry: { index: './src/index.ts' } },
+      environments: {
+        // The remote (its entry for the shell, and index.html for standalone use), with MF.
+        web: { source: { entry: { index: './src/index.ts' } } },
+        // Standalone only: the federation runtime the shell would provide, as a plain script run
+        // before index.html's own (no MF in this build, so nothing here is externalised).
+        [STANDALONE_RUNTIME_ENV]: {
+          source: { entry: { [STANDALONE_RUNTIME]: `data:text/javascript,${encodeURIComponent(standaloneRuntimeSource)}` } },
+          resolve: { alias: { '@module-federation/runtime-core$': runtimeCorePath() } },
+          output: { cleanDistPath: false, filename: { js: `${STANDALONE_RUNTIME}.js` } },
+          tools: { htmlPlugin: false },
+          performance: { chunkSplit: { strategy: 'all-in-one' as const } },
+        },
+      },
       // assetPrefix 'auto' makes the standalone index.html use relative script URLs, which break on
       // deep links (/dashboard/x -> /dashboard/static/js/...). <base href="/"> keeps them working.
-      html: { title: `${opts.folder} (standalone)`, tags: [{ tag: 'base', attrs: { href: '/' }, head: true, append: false }] },
+      html: {
+        title: `${opts.folder} (standalone)`,
+        tags: [
+          { tag: 'base', attrs: { href: '/' }, head: true, append: false },
+          { tag: 'script', attrs: { src: `static/js/${STANDALONE_RUNTIME}.js`, defer: true }, head: true, append: false },
+        ],
+      },
       // `rsbuild dev/preview` of a remote: only a shell on this machine may fetch its manifest
       // (the embedded launcher and CDNs set their own CORS headers for deployed sites).
       server: { port: opts.port, cors: { origin: /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/ } },
@@ -72,4 +111,25 @@ export function remoteBuild(opts: { name: (typeof remoteNames)[number]; folder: 
       resolve: { alias: supabaseAliases },
     },
   };
+}
+
+/**
+ * Every remote entry uses the shell's federation runtime (`externalRuntime` here,
+ * `provideExternalRuntime` in the shell: ~17 KiB gzip less per remote on a cold load). Opened on
+ * its own origin, a remote has no shell, so its index.html first runs this script, which sets the
+ * same global the shell would.
+ */
+const STANDALONE_RUNTIME_ENV = 'standalone-runtime';
+const STANDALONE_RUNTIME = 'mf-standalone-runtime';
+const standaloneRuntimeSource = `import * as core from '@module-federation/runtime-core';
+globalThis._FEDERATION_RUNTIME_CORE ??= core;
+globalThis._FEDERATION_RUNTIME_CORE_FROM ??= { name: 'standalone', version: 'standalone' };`;
+
+/** The federation runtime-core the remote's MF plugin builds against (the same files the shell bundles). */
+function runtimeCorePath() {
+  const fromApp = createRequire(path.join(process.cwd(), 'package.json'));
+  const runtime = createRequire(fromApp.resolve('@module-federation/enhanced')).resolve('@module-federation/runtime');
+  return createRequire(runtime)
+    .resolve('@module-federation/runtime-core')
+    .replace(/\.cjs$/, '.js');
 }

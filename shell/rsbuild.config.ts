@@ -15,14 +15,17 @@ export default defineConfig({
       // 'version-first' loads every remote entry at start-up, so one dead remote would take the shell down.
       shareStrategy: 'loaded-first',
       dts: false,
-      // Browser-only federation runtime (no Node code paths) in the shell entry.
-      experiments: { optimization: { target: 'web' } },
+      // Browser-only federation runtime (no Node code paths) in the shell entry, which the remotes'
+      // entries use too (`externalRuntime` in mf-shared.ts): one runtime download, not one per remote.
+      experiments: { provideExternalRuntime: true, optimization: { target: 'web' } },
     }),
   ],
   source: { entry: { index: './src/index.ts' } },
   resolve: { alias: supabaseAliases },
   html: {
     title: 'AI Media Dashboard',
+    // Rsbuild's own template plus `<html lang="en">` (screen readers, axe's html-has-lang).
+    template: './src/index.html',
     favicon: './src/assets/favicon.svg',
     // First in <head>: fetch the runtime config and a deep link's remote manifest, entry and
     // chunks while the shell's own JavaScript loads (src/mf/early-preload.ts).

@@ -11,8 +11,6 @@ import {
   codeRecipe,
   cssVarsPrefix,
   cssVarsRoot,
-  dataListSlotRecipe,
-  dialogSlotRecipe,
   emptyStateSlotRecipe,
   fieldSlotRecipe,
   globalCss,
@@ -24,31 +22,23 @@ import {
   layerStyles,
   linkRecipe,
   listSlotRecipe,
-  menuSlotRecipe,
   nativeSelectSlotRecipe,
-  progressSlotRecipe,
-  radioCardSlotRecipe,
-  radioGroupSlotRecipe,
   radiomarkRecipe,
-  segmentGroupSlotRecipe,
   semanticTokens,
   separatorRecipe,
   skeletonRecipe,
-  sliderSlotRecipe,
   spinnerRecipe,
-  switchSlotRecipe,
-  tableSlotRecipe,
   tabsSlotRecipe,
   textStyles,
   textareaRecipe,
-  toastSlotRecipe,
   tokens,
 } from '@chakra-ui/react/theme';
 
 /**
  * Chakra's default theme (its `defaultConfig`) with the recipes of the components './ui.ts'
  * re-exports only: the full set styles ~80 components (date pickers, color pickers, comboboxes...)
- * and costs ~35 KiB gzip on every cold load. Same tokens, global CSS and text/layer styles.
+ * and costs ~35 KiB gzip on every cold load. Same tokens, global CSS and text/layer styles. The
+ * components ui.ts loads lazily bring their own recipes (ui-later.ts), so they are not here.
  * A component without its recipe renders unstyled WITHOUT any error, so
  * test/ui-recipes.test.ts walks Chakra's sources from every './ui.ts' export and fails on a
  * recipe missing here.
@@ -85,22 +75,11 @@ const themeConfig = defineConfig({
     slotRecipes: {
       alert: alertSlotRecipe,
       card: cardSlotRecipe,
-      dataList: dataListSlotRecipe,
-      dialog: dialogSlotRecipe,
       emptyState: emptyStateSlotRecipe,
       field: fieldSlotRecipe,
       list: listSlotRecipe,
-      menu: menuSlotRecipe,
       nativeSelect: nativeSelectSlotRecipe,
-      progress: progressSlotRecipe,
-      radioCard: radioCardSlotRecipe,
-      radioGroup: radioGroupSlotRecipe,
-      segmentGroup: segmentGroupSlotRecipe,
-      slider: sliderSlotRecipe,
-      switch: switchSlotRecipe,
-      table: tableSlotRecipe,
       tabs: tabsSlotRecipe,
-      toast: toastSlotRecipe,
     },
   },
 });

@@ -1,4 +1,6 @@
-import { Portal, Stack, Toast, Toaster, createToaster } from '@chakra-ui/react';
+import { Portal, Stack, createToaster } from '@chakra-ui/react';
+// Lazy (see ui.ts): the toast machines load after the first render; the store is created here.
+import { Toast, Toaster } from './ui.ts';
 
 /** Spec §9: toasts last about 5 or 7 seconds. */
 export const TOAST_MS = { short: 5000, long: 7000 } as const;

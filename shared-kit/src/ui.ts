@@ -5,6 +5,8 @@
 // keeps what is listed here. So the single-instance rule is: front-ends import Chakra from
 // '@aim/shared-kit/ui' only (shell/test/shared-imports.test.ts checks it); a direct import would
 // bundle a private Chakra with its own context. Need another component? Add it here.
+import { createElement, useSyncExternalStore, type ElementType } from 'react';
+
 export {
   Alert,
   Badge,
@@ -16,8 +18,6 @@ export {
   Circle,
   CloseButton,
   Code,
-  DataList,
-  Dialog,
   EmptyState,
   Field,
   Flex,
@@ -32,27 +32,17 @@ export {
   InputGroup,
   Link,
   List,
-  Menu,
   NativeSelect,
   Portal,
-  Progress,
-  RadioCard,
-  RadioGroup,
-  SegmentGroup,
   Separator,
   SimpleGrid,
   Skeleton,
-  Slider,
   Spinner,
   Square,
   Stack,
-  Switch,
-  Table,
   Tabs,
   Text,
   Textarea,
-  Toast,
-  Toaster,
   VStack,
   Wrap,
   chakra,
@@ -60,3 +50,96 @@ export {
   useChakraContext,
 } from '@chakra-ui/react';
 export type { IconProps, SimpleGridProps } from '@chakra-ui/react';
+
+// Components that load with their own chunk: none is needed to show a tool or the frame (Dialog
+// and Toaster are on the first render, but closed and empty; SegmentGroup only in a hidden tab),
+// and together with their recipes they are ~50 KiB gzip (Menu alone brings floating-ui) that a
+// cold load would otherwise wait for. The chunk is fetched
+// after the task of the first render that needs it (or once the page is idle): the same Chakra
+// module instances either way (one chunk of this build), so contexts and the theme are shared as
+// usual. Until it is there a lazy part renders nothing (it never suspends, so nothing else waits);
+// toasts raised meanwhile wait in the toaster's store and show when the Toaster mounts.
+type Later = typeof import('./ui-later.ts');
+let later: Later | null = null;
+let loading: Promise<Later> | null = null;
+const waiting = new Set<() => void>();
+
+/** Loads the lazily shipped components (the component tests' setup awaits it). */
+export function preloadLaterUi(): Promise<Later> {
+  loading ??= new Promise((resolve) => setTimeout(resolve, 0))
+    .then(() => import('./ui-later.ts'))
+    .then((mod) => {
+      later = mod;
+      for (const rerender of waiting) rerender();
+      return mod;
+    });
+  return loading;
+}
+
+function subscribeLater(rerender: () => void) {
+  waiting.add(rerender);
+  void preloadLaterUi();
+  return () => void waiting.delete(rerender);
+}
+
+const getLater = () => later;
+
+/** A component that renders `pick(module)` once the lazy chunk is there (nothing until then). */
+function lazyPart(pick: (mod: Later) => ElementType, displayName: string) {
+  let component: ElementType | null = null;
+  const Part = (props: object) => {
+    const mod = useSyncExternalStore(subscribeLater, getLater, getLater);
+    if (!mod) return null;
+    component ??= pick(mod);
+    return createElement(component, props);
+  };
+  Part.displayName = displayName;
+  return Part;
+}
+
+/** Provider parts: they take the recipe (its key is not in the system, see theme.tsx). */
+const ROOTS = new Set(['Root', 'RootProvider']);
+
+/**
+ * `Menu.Root`, `Menu.Item`...: each part lazy (made on first access). The recipes of these
+ * components ship with them too: the root part passes its slot recipe as the `recipe` prop
+ * (Chakra's own way to style without a theme entry), which styles every part below it.
+ */
+function lazyNamespace<K extends keyof Later>(name: K, recipe: keyof Later): Later[K] {
+  const parts = new Map<string, unknown>();
+  return new Proxy({} as Later[K], {
+    get: (_, key) => {
+      if (typeof key !== 'string') return undefined;
+      if (!parts.has(key))
+        parts.set(
+          key,
+          lazyPart((mod) => {
+            const part = (mod[name] as unknown as Record<string, ElementType>)[key]!;
+            if (!ROOTS.has(key)) return part;
+            const withRecipe = (props: object) => createElement(part, { recipe: mod[recipe], ...props });
+            return withRecipe;
+          }, `${name}.${key}`),
+        );
+      return parts.get(key);
+    },
+  });
+}
+
+export const DataList = lazyNamespace('DataList', 'dataListSlotRecipe');
+export const Dialog = lazyNamespace('Dialog', 'dialogSlotRecipe');
+export const Menu = lazyNamespace('Menu', 'menuSlotRecipe');
+export const Progress = lazyNamespace('Progress', 'progressSlotRecipe');
+export const RadioCard = lazyNamespace('RadioCard', 'radioCardSlotRecipe');
+export const RadioGroup = lazyNamespace('RadioGroup', 'radioGroupSlotRecipe');
+export const SegmentGroup = lazyNamespace('SegmentGroup', 'segmentGroupSlotRecipe');
+export const Slider = lazyNamespace('Slider', 'sliderSlotRecipe');
+export const Switch = lazyNamespace('Switch', 'switchSlotRecipe');
+export const Table = lazyNamespace('Table', 'tableSlotRecipe');
+export const Toast = lazyNamespace('Toast', 'toastSlotRecipe');
+export const Toaster = lazyPart((mod) => mod.Toaster as ElementType, 'Toaster') as unknown as Later['Toaster'];
+
+if (typeof window !== 'undefined' && typeof requestIdleCallback === 'function') {
+  const idle = () => requestIdleCallback(() => void preloadLaterUi(), { timeout: 10_000 });
+  if (document.readyState === 'complete') idle();
+  else window.addEventListener('load', idle, { once: true });
+}

@@ -23,4 +23,9 @@ if (typeof window !== 'undefined') {
   // user-event's arrow-key walk through a radio group looks the group up by CSS.escape(name).
   globalThis.CSS ??= {} as typeof CSS;
   CSS.escape ??= (value: string) => value.replace(/[^\w-]/g, (c) => `\\${c}`);
+  // ui.ts ships some Chakra components after a page's first render (their own chunk); load them
+  // up front so component tests render them at once.
+  await (await import('../src/ui.ts')).preloadLaterUi();
 }
+
+export {};

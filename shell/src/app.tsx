@@ -17,6 +17,8 @@ import { WelcomeRoute } from './routes/welcome.tsx';
 
 // The ALTCHA widget (~35 KiB gzip) is only needed on the sign-in screen.
 const LoginRoute = lazy(() => import('./routes/login.tsx'));
+// For operators and remote teams, at a URL they know (not in the sidebar): docs/operations/previews-and-deploys.md
+const DiagnosticsRoute = lazy(() => import('./routes/diagnostics.tsx'));
 
 const MIDJOURNEY_PATH = '/dashboard/tools/midjourney';
 
@@ -52,6 +54,14 @@ const routes: RouteObject[] = [
           ...['subscription', 'payment-methods', 'invoices'].map((p) => ({ path: `billing/${p}`, element: billing })),
           { path: 'api-keys', element: developer },
           { path: 'task-logs', element: developer },
+          {
+            path: 'diagnostics',
+            element: (
+              <Suspense fallback={null}>
+                <DiagnosticsRoute />
+              </Suspense>
+            ),
+          },
         ],
       },
     ],

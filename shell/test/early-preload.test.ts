@@ -2,6 +2,8 @@ import vm from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { earlyPreloadScript, REMOTE_ROUTES, remoteForPath, type EarlyState } from '../src/mf/early-preload.ts';
 import { PREVIEW_STORAGE_KEY } from '../src/mf/preview.ts';
+import { RemoteRefusedError, remoteVerdict } from '../src/mf/remote-check.ts';
+import { SHARED_KIT_CONTRACT } from '@aim/shared-kit/contract';
 
 vi.mock('@module-federation/enhanced/runtime', () => ({ loadRemote: vi.fn(), preloadRemote: vi.fn(), registerPlugins: vi.fn(), registerRemotes: vi.fn() }));
 const { earlyManifestPlugin } = await import('../src/mf/federation.ts');
@@ -15,7 +17,7 @@ const MANIFEST = {
 };
 
 /** Runs the inline script as the browser would, with a fake network, DOM and session storage. */
-async function runScript(url: string, opts: { stored?: Record<string, string>; manifestStatus?: number } = {}) {
+async function runScript(url: string, opts: { stored?: Record<string, string>; manifestStatus?: number; configMeta?: string } = {}) {
   const page = new URL(url);
   const fetched: string[] = [];
   const hints: string[] = [];
@@ -31,11 +33,13 @@ async function runScript(url: string, opts: { stored?: Record<string, string>; m
     sessionStorage: { getItem: (k: string) => (k === PREVIEW_STORAGE_KEY && opts.stored ? JSON.stringify(opts.stored) : null) },
     document: {
       createElement: () => ({}) as Record<string, string>,
+      querySelector: (selector: string) =>
+        selector === 'meta[name=aim-runtime-config]' && opts.configMeta ? { getAttribute: (a: string) => (a === 'content' ? opts.configMeta : null) } : null,
       head: { appendChild: (link: { rel: string; as: string; href: string }) => hints.push(`${link.rel}:${link.as}:${link.href}`) },
     },
     fetch: (u: string) => {
       fetched.push(u);
-      return u === '/runtime-config.json' ? respond({ remotes: REMOTES }) : respond(MANIFEST, opts.manifestStatus ?? 200);
+      return u === (opts.configMeta ?? '/runtime-config.json') ? respond({ remotes: REMOTES }) : respond(MANIFEST, opts.manifestStatus ?? 200);
     },
   };
   vm.runInNewContext(earlyPreloadScript(), context);
@@ -44,6 +48,13 @@ async function runScript(url: string, opts: { stored?: Record<string, string>; m
 }
 
 describe('the inline early-preload script', () => {
+  it('reads the runtime config from the URL a <meta name="aim-runtime-config"> in index.html names', async () => {
+    const configMeta = 'https://config.example.com/aim/runtime-config.json';
+    const { fetched, config } = await runScript('http://localhost:3000/dashboard/tools/midjourney', { configMeta });
+    expect(await config).toEqual({ remotes: REMOTES });
+    expect(fetched).toEqual([configMeta, REMOTES.mfe_tools]);
+  });
+
   it('fetches the runtime config, then a deep link’s manifest, and hints its entry and route chunks', async () => {
     const { fetched, hints, early, config } = await runScript('http://localhost:3000/dashboard/tools/midjourney');
     expect(await config).toEqual({ remotes: REMOTES });
@@ -92,26 +103,49 @@ describe('the inline early-preload script', () => {
 
 describe('earlyManifestPlugin', () => {
   afterEach(() => vi.unstubAllGlobals());
-  const fetchHook = (early: EarlyState | undefined) => earlyManifestPlugin(early).fetch as (url: string, init: RequestInit) => Promise<Response> | undefined;
+  type Hook = (url: string, init: RequestInit, remote?: { name: string }) => Promise<Response>;
+  const fetchHook = (early: EarlyState | undefined) => earlyManifestPlugin(early).fetch as Hook;
+  const tools = { name: 'mfe_tools' };
+  const manifest = (over: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      name: 'mfe_tools',
+      metaData: { name: 'mfe_tools', aim: { version: '1.0.0', contract: SHARED_KIT_CONTRACT } },
+      exposes: [{ name: 'App', path: './App' }],
+      ...over,
+    });
+  const network = (body: string, status = 200) => {
+    const fetchMock = vi.fn(async () => new Response(body, { status }));
+    vi.stubGlobal('fetch', fetchMock);
+    return fetchMock;
+  };
 
   it('hands the runtime the early manifest once; later loads (Retry) go to the network', async () => {
-    const early: EarlyState = { manifests: { 'http://r/mf-manifest.json': Promise.resolve('{"id":1}') } };
+    const early: EarlyState = { manifests: { 'http://r/mf-manifest.json': Promise.resolve(manifest({ id: 1 })) } };
+    const fetchMock = network(manifest({ id: 2 }));
     const hook = fetchHook(early);
-    const res = await hook('http://r/mf-manifest.json', {});
-    expect(await res?.json()).toEqual({ id: 1 });
-    expect(hook('http://r/mf-manifest.json', {})).toBeUndefined();
-    expect(hook('http://other/mf-manifest.json', {})).toBeUndefined();
-    expect(fetchHook(undefined)('http://r/mf-manifest.json', {})).toBeUndefined();
+    expect(await (await hook('http://r/mf-manifest.json', {}, tools)).json()).toMatchObject({ id: 1 });
+    expect(fetchMock).not.toHaveBeenCalled();
+    expect(await (await hook('http://r/mf-manifest.json', {}, tools)).json()).toMatchObject({ id: 2 });
+    expect(await (await fetchHook(undefined)('http://other/mf-manifest.json', {}, tools)).json()).toMatchObject({ id: 2 });
+    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(remoteVerdict('mfe_tools')).toMatchObject({ url: 'http://other/mf-manifest.json', version: '1.0.0' });
+    expect(remoteVerdict('mfe_tools')?.refused).toBeUndefined();
   });
 
   it('fetches afresh when the early fetch failed, so the runtime sees the real answer (e.g. 404)', async () => {
-    const real = new Response('not found', { status: 404 });
-    const fetchMock = vi.fn(async () => real);
-    vi.stubGlobal('fetch', fetchMock);
+    const fetchMock = network('not found', 404);
     const failed = Promise.reject(new Error('HTTP 404'));
     failed.catch(() => {});
-    const res = await fetchHook({ manifests: { 'http://r/mf-manifest.json': failed } })('http://r/mf-manifest.json', {});
-    expect(res).toBe(real);
+    await expect(fetchHook({ manifests: { 'http://r/mf-manifest.json': failed } })('http://r/mf-manifest.json', {}, tools)).rejects.toThrow('HTTP 404');
     expect(fetchMock).toHaveBeenCalledWith('http://r/mf-manifest.json');
+  });
+
+  it('refuses an incompatible manifest before the runtime sees it, and records why', async () => {
+    const early: EarlyState = {
+      manifests: { 'http://r/mf-manifest.json': Promise.resolve(manifest({ metaData: { name: 'mfe_tools', aim: { contract: '99.0.0' } } })) },
+    };
+    const err = await fetchHook(early)('http://r/mf-manifest.json', {}, tools).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RemoteRefusedError);
+    expect(remoteVerdict('mfe_tools')?.refused).toMatch(/shared-kit contract 99\.0\.0.*major versions differ/);
   });
 });

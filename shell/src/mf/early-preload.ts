@@ -1,5 +1,6 @@
 // The start of a cold load, before the shell's own JavaScript: an inline script in index.html
-// (rsbuild.config.ts puts it first in <head>) fetches /runtime-config.json and, on a deep link into
+// (rsbuild.config.ts puts it first in <head>) fetches the runtime config (/runtime-config.json
+// unless index.html names another URL, see RUNTIME_CONFIG_META) and, on a deep link into
 // a remote, that remote's mf-manifest.json, then hints the browser to fetch the remote entry and
 // the exposed module's chunks. Without it, the manifest request waits for the shell entry, every
 // shared chunk and bootstrap (preloadRemote), i.e. until after the shell frame is ready.
@@ -33,6 +34,14 @@ export function remoteForPath(pathname: string): RemoteName | null {
   return route?.remote ?? null;
 }
 
+/**
+ * Where the shell reads its runtime config: `<meta name="aim-runtime-config" content="URL">` in
+ * index.html when an operator put one there (the file is served uncached, so editing it takes
+ * effect on the next load, without a rebuild), else /runtime-config.json on the shell's origin.
+ */
+const RUNTIME_CONFIG_META = 'aim-runtime-config';
+const DEFAULT_RUNTIME_CONFIG_URL = '/runtime-config.json';
+
 /** Where the inline script leaves its promises for the shell's bootstrap and federation code. */
 export type EarlyState = {
   /** mf-manifest.json URL -> its text, fetched early; taken (deleted) by the first reader. */
@@ -46,8 +55,10 @@ export type EarlyState = {
 export function earlyPreloadScript(): string {
   return `(() => {
   const routes = ${JSON.stringify(REMOTE_ROUTES)};
-  const config = fetch('/runtime-config.json', { cache: 'no-store' }).then((res) => {
-    if (!res.ok) throw new Error('/runtime-config.json: HTTP ' + res.status);
+  const meta = document.querySelector('meta[name=${RUNTIME_CONFIG_META}]');
+  const configUrl = (meta && meta.getAttribute('content')) || ${JSON.stringify(DEFAULT_RUNTIME_CONFIG_URL)};
+  const config = fetch(configUrl, { cache: 'no-store' }).then((res) => {
+    if (!res.ok) throw new Error(configUrl + ': HTTP ' + res.status);
     return res.json();
   });
   config.catch(() => {});

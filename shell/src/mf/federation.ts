@@ -1,24 +1,33 @@
 import { loadRemote, preloadRemote, registerPlugins, registerRemotes, type ModuleFederationRuntimePlugin } from '@module-federation/enhanced/runtime';
 import { ROUTE_EXPOSE, remoteForPath, type EarlyState, type RemoteName } from './early-preload.ts';
+import { RemoteRefusedError, checkManifest, recordVerdict } from './remote-check.ts';
 
 export { remoteForPath, type RemoteName };
 
 /**
- * Hands the MF runtime the manifest the inline script in index.html already fetched (see
- * early-preload.ts), once per URL. A failed early fetch, or any later load (Retry, a preview URL),
- * goes to the network as before, so a 404 still reaches the remote's fallback.
+ * Every remote manifest the MF runtime asks for passes through here, before the remote's entry
+ * loads: the one the inline script in index.html already fetched (see early-preload.ts) is taken
+ * once per URL, any later load (Retry, a preview URL) goes to the network as before, so a 404
+ * still reaches the remote's fallback. Then remote-check.ts judges it: a refused remote fails
+ * here (its slot shows why) and its code never runs.
  */
 export function earlyManifestPlugin(early: EarlyState | undefined): ModuleFederationRuntimePlugin {
+  const networkText = async (url: string) => {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+    return res.text();
+  };
   return {
     name: 'aim-early-manifest',
-    fetch(url) {
-      const text = early?.manifests[url];
-      if (!text) return undefined;
-      delete early.manifests[url];
-      return text.then(
-        (body) => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } }),
-        () => fetch(url),
-      );
+    async fetch(url, _init, remoteInfo) {
+      const earlyText = early?.manifests[url];
+      if (earlyText) delete early.manifests[url];
+      const body = await (earlyText ? earlyText.catch(() => networkText(url)) : networkText(url));
+      const manifest = JSON.parse(body) as { name?: unknown } | null;
+      const verdict = checkManifest(remoteInfo?.name ?? String(manifest?.name ?? ''), url, manifest);
+      recordVerdict(verdict);
+      if (verdict.refused) throw new RemoteRefusedError(verdict);
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
     },
   };
 }
