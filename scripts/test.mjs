@@ -39,14 +39,17 @@ for (const p of withScript('typecheck')) step(`typecheck ${p.dir}`, () => run('p
 // 1a. The set-up scripts' own tests (node --test): which system packages get installed or asked for
 {
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, ['--test', '--test-reporter=tap', 'scripts/system-deps.test.mjs'], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--test', '--test-reporter=tap', 'scripts/system-deps.test.mjs', 'scripts/preview-scripts.test.mjs'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   process.stdout.write(r.stdout ?? '');
   process.stderr.write(r.stderr ?? '');
   const count = (label) => Number((r.stdout ?? '').match(new RegExp(`^# ${label} (\\d+)$`, 'm'))?.[1] ?? 0);
   passed += count('pass');
   failed += count('fail');
   for (const m of (r.stdout ?? '').matchAll(/^\s*not ok \d+ - (.+)$/gm)) failures.push(`scripts › ${m[1]}`);
-  results.push({ name: 'node --test scripts/system-deps.test.mjs', ok: r.status === 0, s: ((Date.now() - t0) / 1000).toFixed(1) });
+  results.push({ name: 'node --test scripts/{system-deps,preview-scripts}.test.mjs', ok: r.status === 0, s: ((Date.now() - t0) / 1000).toFixed(1) });
 }
 
 // 1b. One formatter and linter for the whole repository (Biome), and knip for unused files,

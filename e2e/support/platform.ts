@@ -1,17 +1,19 @@
 // Where the platform under test listens. Not the `npm start` defaults (3000, 3001–3005, 8080,
-// 54321), so the journeys can run while a developer's own platform is up.
+// 54321), so the journeys can run while a developer's own platform is up. E2E_PORT_OFFSET
+// (default 0) shifts every port, so two checkouts can run journeys at once.
+const OFFSET = /^\d{1,4}$/.test(process.env.E2E_PORT_OFFSET ?? '') ? Number(process.env.E2E_PORT_OFFSET) : 0;
 export const PORTS = {
-  shell: 3100,
-  mfe_tools: 3101,
-  mfe_assets: 3102,
-  mfe_billing: 3103,
-  mfe_developer: 3104,
-  mfe_onboarding: 3105,
-  api: 8180,
-  supabase: 54421,
+  shell: 3100 + OFFSET,
+  mfe_tools: 3101 + OFFSET,
+  mfe_assets: 3102 + OFFSET,
+  mfe_billing: 3103 + OFFSET,
+  mfe_developer: 3104 + OFFSET,
+  mfe_onboarding: 3105 + OFFSET,
+  api: 8180 + OFFSET,
+  supabase: 54421 + OFFSET,
   /** A second, allow-listed origin the preview journey serves a remote build from. */
-  preview: 3109,
-} as const;
+  preview: 3109 + OFFSET,
+};
 
 export type RemoteName = 'mfe_tools' | 'mfe_assets' | 'mfe_billing' | 'mfe_developer' | 'mfe_onboarding';
 

@@ -13,13 +13,16 @@ import { consoleLogger, type Logger } from './logger.ts';
 import { bodyLimit } from './middleware/body-limit/index.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler/index.ts';
 import { requestLog } from './middleware/request-log/index.ts';
+import { metricsRoutes } from './observability/metrics-route.ts';
 import { openApiDocument } from './openapi/document.ts';
 import { createRouter } from './openapi/router.ts';
 import { accountRoutes } from './routes/account.ts';
 import { aiPhotoRoutes, aiPhotoUploadRoutes } from './routes/ai-photos.ts';
 import { audioRoutes, audioUploadRoutes } from './routes/audio.ts';
 import { billingRoutes } from './routes/billing.ts';
+import { exportRoutes } from './routes/exports.ts';
 import { fetchRoutes } from './routes/fetch.ts';
+import { healthRoutes } from './routes/health.ts';
 import { imageModelRoutes } from './routes/image-models.ts';
 import { midjourneyProRoutes } from './routes/midjourney-pro.ts';
 import { inpaintRoutes, midjourneyV1Routes } from './routes/midjourney-v1.ts';
@@ -32,6 +35,7 @@ import { metaRoutes } from './routes/meta.ts';
 import { taskRoutes } from './routes/tasks.ts';
 import { uploadRoutes } from './routes/upload.ts';
 import { videoRoutes } from './routes/video.ts';
+import { webhookConsoleRoutes } from './routes/webhooks.ts';
 import type { EngineRegistry } from './services/tasks/engine-registry.ts';
 import type { MediaStore } from './storage/media-store.ts';
 import { withTaskDefaults } from './workers/runtime.ts';
@@ -99,7 +103,11 @@ export function createApiApp(deps: {
 
   const getDocument = openApiDocument(app, ctx.config);
   app.route('/', metaRoutes(getDocument));
+  app.route('/', healthRoutes({ db: ctx.db, engines: tasks.engines }));
+  // GET /metrics: METRICS_TOKEN bearer when set; else open in embedded mode only (observability/metrics-route.ts)
+  app.route('/', metricsRoutes({ ...tasks, embedded: ctx.config.embedded, token: process.env.METRICS_TOKEN || undefined }));
   app.route('/', accountRoutes(ctx));
+  app.route('/', webhookConsoleRoutes(ctx));
   app.route('/', billingRoutes(ctx, billing));
   app.route('/', stripeWebhookRoutes(billing));
   app.route('/', taskRoutes(tasks));
@@ -111,6 +119,7 @@ export function createApiApp(deps: {
   app.route('/', videoRoutes(tasks));
   app.route('/', audioRoutes(tasks));
   app.route('/', mediaRoutes(tasks));
+  app.route('/', exportRoutes(ctx));
 
   app.onError(errorHandler(ctx.log));
   app.notFound(notFoundHandler);

@@ -11,15 +11,16 @@ import { migrate, openPglite, openPostgres, type Db } from '@aim/supabase/db';
 import { createApiApp } from './app.ts';
 import { createBilling } from './services/billing/billing.ts';
 import { autoTopUpSweeper } from './services/billing/finish-attempt.ts';
-import { exposureRefusal, isLoopbackHost, localServicesConfig } from './local-services.ts';
+import { devToolsAllowed, exposureRefusal, isLoopbackHost, localServicesConfig } from './local-services.ts';
 import { consoleLogger } from './logger.ts';
+import { initMetrics } from './observability/metrics.ts';
 import { siteDir, startStaticSites } from './static-sites.ts';
 import { createImageFetcher } from './storage/image-fetcher.ts';
 import { createWebhookService } from './webhooks/index.ts';
 import { sendTaskWebhooks } from './webhooks/task-webhooks.ts';
 import { createTaskSweeper, taskSweepFromEnv } from './workers/task-sweeper.ts';
 import { createTaskWorker } from './workers/task-worker.ts';
-import { concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv } from './workers/runtime.ts';
+import { clusterLimitsFromEnv, concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv, workerTimingFromEnv } from './workers/runtime.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const env = process.env;
@@ -51,7 +52,8 @@ const shellUrl = env.SITE_URL ?? origin(ports.shell);
 // another address the launcher behaves like production: no dev mailbox, no sandbox billing
 // unless BILLING_PROVIDER=sandbox, no simulated engines unless allowed, webhook targets checked.
 const embedded = !hostedSupabaseUrl && isLoopbackHost(HOST);
-const devMailboxUrl = embedded ? `${supabaseUrl}/_dev/mailbox` : undefined;
+// The dev mailbox only on the embedded database: on DATABASE_URL it would hand out anyone's magic link.
+const devMailboxUrl = embedded && devToolsAllowed(HOST, env) ? `${supabaseUrl}/_dev/mailbox` : undefined;
 
 async function openDb(): Promise<Db> {
   if (env.DATABASE_URL) return openPostgres(env.DATABASE_URL);
@@ -91,7 +93,8 @@ async function main() {
     closers.push(services.close, () => new Promise((r) => server.close(r)));
   }
 
-  const log = consoleLogger();
+  initMetrics('api');
+  const log = consoleLogger('api');
   const media = mediaStoreFromEnv(apiBaseUrl);
   const engines = enginesFromEnv();
   const billing = createBilling({ db, log, embedded });
@@ -128,8 +131,19 @@ async function main() {
   if (env.IN_PROCESS_WORKER !== 'false') {
     // embedded mode: faceswap may read pictures over http and from this machine's network
     const imageFetcher = createImageFetcher({ media, embedded });
-    const worker = createTaskWorker({ db, media, engines, concurrency: concurrencyFromEnv(engines), log, imageFetcher });
-    sendTaskWebhooks({ db, events: worker, webhooks, log });
+    const worker = createTaskWorker({
+      db,
+      media,
+      engines,
+      concurrency: concurrencyFromEnv(engines),
+      clusterLimits: clusterLimitsFromEnv(engines),
+      // Ctrl+C stops at once unless WORKER_SHUTDOWN_GRACE_MS says otherwise
+      ...workerTimingFromEnv(env, { shutdownGraceMs: 0 }),
+      // the worker's lines say role worker, in this process too
+      log: log.child({ role: 'worker' }),
+      imageFetcher,
+    });
+    sendTaskWebhooks({ db, events: worker, webhooks, log: log.child({ role: 'worker' }) });
     await worker.start();
     closers.push(() => worker.stop());
   }
@@ -138,6 +152,7 @@ async function main() {
     const remotes = Object.fromEntries(REMOTES.map((r) => [r.mf, `${env[`${r.mf.toUpperCase()}_URL`] ?? origin(r.port)}/mf-manifest.json`]));
     const sites = await startStaticSites({
       host: HOST,
+      runtimeConfigFile: env.RUNTIME_CONFIG_FILE,
       sites: [
         { name: 'shell', port: ports.shell, dir: siteDir(repoRoot, 'shell') },
         ...REMOTES.map((r) => ({ name: r.name, port: r.port, dir: siteDir(repoRoot, r.name) })),

@@ -226,7 +226,7 @@ for (const kind of testDatabaseKinds().filter((k) => k === 'postgres')) {
         const res = await post(realHarness.app, '/flux/imagine', { key: user.apiKey, json: { prompt: 'from the worker process' } });
         const { task_id } = (await res.json()) as { task_id: string };
         const worker = spawnWorker('src/workers/main.ts', { MEDIA_DIR: realHarness.mediaDir, API_PUBLIC_URL: 'http://localhost:8080' });
-        await ready(worker, /\[worker\] .* running engines local/);
+        await ready(worker, /"engines":"local[^"]*".*"msg":"worker started"/);
         const task = await waitForTask(db, task_id, { timeoutMs: 25_000 });
         expect(task.status).toBe('finished');
         const image = await realHarness.app.request(new URL(task.image_url!).pathname);

@@ -73,7 +73,7 @@ for (const kind of testDatabaseKinds().filter((k) => k === 'postgres')) {
 
     async function startWorker(): Promise<{ proc: Proc; healthUrl: string }> {
       const proc = start('src/workers/main.ts', { WORKER_HEALTH_PORT: '0' });
-      const [, host, port] = await ready(proc, /\[worker\] .* running engines .*\(health on ([\d.]+):(\d+)\)/);
+      const [, host, port] = await ready(proc, /"health":"([\d.]+):(\d+)","msg":"worker started"/);
       return { proc, healthUrl: `http://${host}:${port}` };
     }
 

@@ -1,10 +1,18 @@
 // The task worker as its own process (production: `pnpm --filter @aim/server worker`), on
-// the PostgreSQL of DATABASE_URL. Run as many as you like; they share the job queue.
-// Embedded mode runs the same worker inside main.ts instead. Each worker process also
-// dispatches webhooks and sweeps stuck tasks (as every API instance does).
-import { openPostgres } from '@aim/supabase/db';
-import { consoleLogger } from '../logger.ts';
-import { concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv } from './runtime.ts';
+// the PostgreSQL of DATABASE_URL. Run as many as you like; they share the job queue, and each
+// adds WORKER_CONCURRENCY jobs per engine (docs/operations/scaling.md). Embedded mode runs the
+// same worker inside main.ts instead. Each worker process also dispatches webhooks and sweeps
+// stuck tasks (as every API instance does), and serves /livez, /readyz and /metrics on
+// WORKER_HEALTH_PORT when set (health-server.ts).
+//
+// SIGTERM (or SIGINT) drains: no new claims, running jobs get WORKER_SHUTDOWN_GRACE_MS to
+// finish, the rest go back to their place in the queue, then the pool closes once the last
+// event handlers are done. A PostgreSQL restart is waited out (every part reconnects).
+import { type Db, isConnectionError, openPostgres } from '@aim/supabase/db';
+import { consoleLogger, type Logger } from '../logger.ts';
+import { initMetrics } from '../observability/metrics.ts';
+import { healthPortFromEnv, startHealthServer } from './health-server.ts';
+import { clusterLimitsFromEnv, concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv, workerTimingFromEnv } from './runtime.ts';
 import { queueFairnessFromEnv } from './queue-fairness.ts';
 import { createTaskSweeper, taskSweepFromEnv } from './task-sweeper.ts';
 import { createTaskWorker } from './task-worker.ts';
@@ -13,18 +21,37 @@ import { sendTaskWebhooks } from '../webhooks/task-webhooks.ts';
 
 const env = process.env;
 
+/** Opens the pool, waiting (with backoff, about a minute) for a database that is still starting. */
+async function connect(url: string, log: Logger): Promise<Db> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await openPostgres(url);
+    } catch (error) {
+      if (!isConnectionError(error) || attempt >= 12) throw error;
+      const delay = Math.min(5000, 250 * 2 ** attempt);
+      log.error('database unreachable', { error: error instanceof Error ? error.message : String(error), retry_in_ms: delay });
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
 async function main() {
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is required (the worker runs on PostgreSQL)');
+  initMetrics('worker');
   const publicUrl = env.API_PUBLIC_URL ?? `http://localhost:${env.API_PORT ?? '8080'}`;
-  const db = await openPostgres(env.DATABASE_URL);
+  const healthAt = healthPortFromEnv(env);
+  const timing = workerTimingFromEnv(env);
+  const log = consoleLogger('worker');
+  const db = await connect(env.DATABASE_URL, log);
   const engines = enginesFromEnv(env);
-  const log = consoleLogger();
   const sweeper = createTaskSweeper({ db, log, ...taskSweepFromEnv(env) });
   const worker = createTaskWorker({
     db,
     media: mediaStoreFromEnv(publicUrl, env),
     engines,
     concurrency: concurrencyFromEnv(engines, env),
+    clusterLimits: clusterLimitsFromEnv(engines, env),
+    ...timing,
     fairness: queueFairnessFromEnv(env),
     log,
   });
@@ -34,7 +61,10 @@ async function main() {
   webhooks.start();
   await worker.start();
   sweeper.start();
-  console.log(`[worker] ${worker.id} running engines ${engines.names.join(', ')}`);
+  const health = healthAt
+    ? await startHealthServer({ db, engines, unavailable: () => (worker.stopping ? 'draining: shutting down' : undefined) }, healthAt)
+    : undefined;
+  log.info('worker started', { worker_id: worker.id, engines: engines.names.join(','), health: health ? `${healthAt?.host}:${health.port}` : undefined });
 
   let stopping = false;
   const stop = async () => {
@@ -43,6 +73,7 @@ async function main() {
     await sweeper.stop();
     await worker.stop();
     await webhooks.stop();
+    await health?.close();
     await db.close();
     process.exit(0);
   };

@@ -4,14 +4,20 @@
  * publication carries to the dashboard), copies the media into the MediaStore, and settles
  * the task: success keeps the charge, failure refunds once. Runs in-process in embedded
  * mode and as its own process in production (workers/main.ts); any number of workers can
- * share one database. Each registers the queues it serves while it runs (the stuck-task sweep
- * fails jobs of a queue nobody serves).
+ * share one database, each adding its own `concurrency` (an optional `clusterLimits` caps an
+ * engine across all of them). Leases are short and renewed by one heartbeat per worker, so a
+ * dead worker's jobs run again within a lease. A stop drains: no new claims, running jobs
+ * get `shutdownGraceMs` to finish, the rest go back to their place in the queue. A database
+ * that goes away (a restart) is waited out: claims and heartbeats retry on the next round,
+ * a settlement is retried until the database is back. Each registers the queues it serves
+ * while it runs (the stuck-task sweep fails jobs of a queue nobody serves).
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import type { Db } from '@aim/supabase/db';
+import { type Db, isConnectionError, retryOnConnectionLoss } from '@aim/supabase/db';
 import { type EngineProgress, EngineError, GENERIC_ENGINE_FAILURE, isEngineError } from '../engines/engine.ts';
 import { consoleLogger, type Logger } from '../logger.ts';
+import { observeJob } from '../observability/job-log.ts';
 import { createJobQueue, type JobRow, WORKER_REFRESH_MS } from '../queue/job-queue.ts';
 import { jobRepository } from '../repositories/job-repository.ts';
 import { taskRepository, type TaskRow } from '../repositories/task-repository.ts';
@@ -27,6 +33,13 @@ import { type QueueFairness, queueFairnessFromEnv } from './queue-fairness.ts';
 import { createResultStore } from './store-result.ts';
 import { errorText, TransientError } from './worker-errors.ts';
 
+/** Why a job was aborted: its lease is no longer this worker's. */
+class LeaseLost extends Error {
+  constructor() {
+    super('lease lost');
+  }
+}
+
 export interface TaskWorkerOptions {
   db: Db;
   media: MediaStore;
@@ -41,12 +54,16 @@ export interface TaskWorkerOptions {
    * first ('fifo'). Default: QUEUE_FAIRNESS / QUEUE_MAX_RUNNING_PER_ACCOUNT (account mode).
    */
   fairness?: QueueFairness;
-  /** Jobs of one engine running at once across all workers, by engine name. Default 2 each. */
+  /** Jobs of one engine this worker runs at once, by engine name. Default 2 each. */
   concurrency?: Readonly<Record<string, number>>;
-  /** A claim expires this long after the last heartbeat. Default 60 s. */
+  /** Jobs of one engine running at once across all workers (an upstream's rate limit), by engine name; none when absent. */
+  clusterLimits?: Readonly<Record<string, number>>;
+  /** A claim expires this long after the last heartbeat. Default 10 s. */
   leaseMs?: number;
   /** Heartbeat period. Default a third of the lease. */
   heartbeatMs?: number;
+  /** On stop, how long running jobs may take to finish before they are handed back. Default 0 (at once). */
+  shutdownGraceMs?: number;
   /** Poll period (new jobs also wake the worker through NOTIFY). Default 1 s. */
   pollMs?: number;
   /** First retry delay, doubled per attempt. Default 2 s, capped at `maxBackoffMs` (60 s). */
@@ -68,18 +85,26 @@ export interface TaskWorker {
   /** Subscribes to task progress and completion (shorthand for `events.onTaskEvent`). */
   onTaskEvent: TaskEvents['onTaskEvent'];
   start(): Promise<void>;
-  /** Stops claiming, aborts running jobs and gives them back to the queue (not counted as attempts). */
+  /**
+   * Stops claiming, lets running jobs finish for up to `shutdownGraceMs`, then aborts the rest
+   * and gives them back to their place in the queue (not counted as attempts).
+   */
   stop(): Promise<void>;
+  /** Jobs running in this worker now. */
+  readonly running: number;
+  /** True from `stop()` on: the worker takes no new jobs. */
+  readonly stopping: boolean;
 }
 
 const DEFAULT_CONCURRENCY = 2;
+const DEFAULT_LEASE_MS = 10_000;
 
 export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   const { db, media, engines } = options;
   const log = options.log ?? consoleLogger();
   const events = options.events ?? createTaskEvents((error) => log.error('task event listener failed', { error: String(error) }));
   const workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const leaseMs = options.leaseMs ?? 60_000;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const heartbeatMs = options.heartbeatMs ?? Math.floor(leaseMs / 3);
   const pollMs = options.pollMs ?? 1000;
   const maxMediaBytes = options.maxMediaBytes ?? 50 * 1024 * 1024;
@@ -96,13 +121,16 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   const inputs = createJobInputs({ tasks, media, images });
   const { storeResult } = createResultStore({ media, tasks, maxMediaBytes, fetch: doFetch });
   const limitOf = (engine: string) => options.concurrency?.[engine] ?? DEFAULT_CONCURRENCY;
+  const clusterLimitOf = (engine: string) => options.clusterLimits?.[engine] ?? null;
 
-  const running = new Map<string, { engine: string; controller: AbortController; done: Promise<void> }>();
+  const running = new Map<string, { engine: string; job: JobRow; controller: AbortController; done: Promise<void> }>();
   let stopping = false;
   let started = false;
   let ticking = false;
   let tickAgain = false;
   let poller: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let beating: Promise<void> = Promise.resolve();
   let registration: NodeJS.Timeout | undefined;
   let registering: Promise<void> = Promise.resolve();
   let unlisten: (() => Promise<void>) | undefined;
@@ -128,7 +156,7 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
           if (stopping) break;
           for (const job of await queue.claimExhausted(engine)) await failExhausted(job);
           const mine = [...running.values()].filter((r) => r.engine === engine).length;
-          const claimed = await queue.claim(engine, limitOf(engine) - mine, limitOf(engine), [...running.keys()]);
+          const claimed = await queue.claim(engine, limitOf(engine) - mine, clusterLimitOf(engine), [...running.keys()]);
           for (const job of claimed) launch(job);
         }
       } while (tickAgain && !stopping);
@@ -141,9 +169,10 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
 
   function launch(job: JobRow): void {
     const controller = new AbortController();
-    const entry = { engine: job.queue, controller, done: Promise.resolve() };
+    const entry = { engine: job.queue, job, controller, done: Promise.resolve() };
     running.set(job.task_id, entry);
-    entry.done = runJob(job, controller)
+    // observability/job-log.ts: claimed/finished lines, the job's log context, job metrics
+    entry.done = observeJob({ db, log, events }, job, () => runJob(job, controller))
       .catch((error) => log.error('task job crashed', { task_id: job.task_id, error: errorText(error) }))
       .finally(() => {
         running.delete(job.task_id);
@@ -153,20 +182,26 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
 
   // ---- one job ---------------------------------------------------------------------------
 
-  async function runJob(job: JobRow, controller: AbortController): Promise<void> {
-    let leaseLost = false;
-    const heartbeat = setInterval(() => {
-      queue.heartbeat(job).then(
-        (held) => {
-          if (!held && !controller.signal.aborted) {
-            leaseLost = true;
-            controller.abort(new Error('lease lost'));
-          }
-        },
-        (error) => log.error('task heartbeat failed', { task_id: job.task_id, error: errorText(error) }),
-      );
-    }, heartbeatMs);
+  /**
+   * Renews every lease this worker holds (one statement); a job whose lease is no longer ours
+   * (it expired, say while the database was away, and another worker took it) is abandoned.
+   */
+  async function beat(): Promise<void> {
+    const judged = [...running.values()];
+    let held: Set<string>;
+    try {
+      held = await queue.heartbeatAll();
+    } catch (error) {
+      log.error('task heartbeat failed', { worker: workerId, error: errorText(error) });
+      return;
+    }
+    for (const entry of judged) {
+      if (running.get(entry.job.task_id) !== entry || held.has(entry.job.lease_token) || entry.controller.signal.aborted) continue;
+      entry.controller.abort(new LeaseLost());
+    }
+  }
 
+  async function runJob(job: JobRow, controller: AbortController): Promise<void> {
     let writes: Promise<unknown> = Promise.resolve();
     try {
       const task = await tasks.findById(job.task_id);
@@ -194,34 +229,45 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       await writes;
       const success = await storeResult(task, result, (row) => emit(row, 'progress'));
       let row: TaskRow | undefined;
-      const held = await db.transaction(async (tx) => {
-        if (!(await jobRepository(tx).finish(job.task_id, job.lease_token, 'done'))) return false;
-        row = await settleSuccess(tx, task, success);
-        return true;
-      });
+      const held = await untilReachable(() =>
+        db.transaction(async (tx) => {
+          if (!(await jobRepository(tx).finish(job.task_id, job.lease_token, 'done'))) return false;
+          row = await settleSuccess(tx, task, success);
+          return true;
+        }),
+      );
       if (!held) log.info('task result dropped: lease lost', { task_id: task.id, worker: workerId });
       emit(row, 'success');
     } catch (error) {
       await writes;
-      if (leaseLost) {
+      if (controller.signal.reason instanceof LeaseLost) {
         log.info('task abandoned: lease lost', { task_id: job.task_id, worker: workerId });
       } else if (stopping && controller.signal.aborted) {
-        await queue.release(job);
+        await untilReachable(() => queue.release(job));
         emit(await tasks.recordProgress(job.task_id, 0, 'queued'), 'progress');
       } else {
         await failOrRetry(job, error);
       }
-    } finally {
-      clearInterval(heartbeat);
     }
   }
 
+  /**
+   * Runs `write` again while the database is unreachable (a restart, a failover), about 30 s
+   * at most; the lease stays ours meanwhile unless it expires, and then the write is fenced out.
+   */
+  function untilReachable<T>(write: () => Promise<T>): Promise<T> {
+    return retryOnConnectionLoss(write, {
+      onRetry: (error, attempt) => log.info('database unreachable, retrying', { worker: workerId, attempt, error: errorText(error) }),
+    });
+  }
+
   async function failOrRetry(job: JobRow, error: unknown): Promise<void> {
-    const retryable = isEngineError(error) ? error.retryable : error instanceof TransientError;
+    // the database went away mid-job (a restart): another attempt, not a failure
+    const retryable = isEngineError(error) ? error.retryable : error instanceof TransientError || isConnectionError(error);
     const detail = errorText(error);
     if (retryable && job.attempts < job.max_attempts) {
       log.info('task attempt failed, retrying', { task_id: job.task_id, attempt: job.attempts, error: detail });
-      if (await queue.retryLater(job, detail)) emit(await tasks.recordProgress(job.task_id, 0, 'queued'), 'progress');
+      if (await untilReachable(() => queue.retryLater(job, detail))) emit(await tasks.recordProgress(job.task_id, 0, 'queued'), 'progress');
       return;
     }
     log.info('task failed', { task_id: job.task_id, attempt: job.attempts, error: detail });
@@ -236,11 +282,13 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
 
   async function fail(job: JobRow, failure: { message: string; code: string }, detail: string): Promise<void> {
     let row: TaskRow | undefined;
-    await db.transaction(async (tx) => {
-      if (!(await jobRepository(tx).finish(job.task_id, job.lease_token, 'failed', detail))) return;
-      const task = await taskRepository(tx).findById(job.task_id);
-      if (task) row = await settleFailure(tx, task, failure);
-    });
+    await untilReachable(() =>
+      db.transaction(async (tx) => {
+        if (!(await jobRepository(tx).finish(job.task_id, job.lease_token, 'failed', detail))) return;
+        const task = await taskRepository(tx).findById(job.task_id);
+        if (task) row = await settleFailure(tx, task, failure);
+      }),
+    );
     emit(row, 'failed');
   }
 
@@ -249,6 +297,12 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   return {
     id: workerId,
     events,
+    get running() {
+      return running.size;
+    },
+    get stopping() {
+      return stopping;
+    },
     onTaskEvent: (listener) => events.onTaskEvent(listener),
     async start() {
       if (started) return;
@@ -265,6 +319,9 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
         () => void tick(),
       );
       poller = setInterval(() => void tick(), pollMs);
+      heartbeat = setInterval(() => {
+        beating = beat();
+      }, heartbeatMs);
       void tick();
     },
     async stop() {
@@ -273,8 +330,18 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       if (registration) clearInterval(registration);
       await unlisten?.();
       while (ticking) await new Promise((resolve) => setTimeout(resolve, 5));
+      // the heartbeat keeps the leases while running jobs finish within the grace period
+      const all = Promise.all([...running.values()].map((entry) => entry.done));
+      const grace = options.shutdownGraceMs ?? 0;
+      if (grace > 0 && running.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([all, new Promise((resolve) => (timer = setTimeout(resolve, grace)))]);
+        clearTimeout(timer);
+      }
       for (const entry of running.values()) entry.controller.abort(new Error('worker stopping'));
-      await Promise.all([...running.values()].map((entry) => entry.done));
+      await all;
+      if (heartbeat) clearInterval(heartbeat);
+      await beating;
       // after a renewal in flight, which would otherwise bring the row back
       await registering;
       if (started) await queue.unregister().catch((error) => log.error('task worker unregistration failed', { worker: workerId, error: errorText(error) }));
