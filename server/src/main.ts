@@ -10,7 +10,7 @@ import { createLocalSupabase, defaultLocalConfig, DEFAULT_ANON_KEY } from '@aim/
 import { migrate, openPglite, openPostgres, type Db } from '@aim/supabase/db';
 import { createApiApp } from './app.ts';
 import { createBilling } from './services/billing/billing.ts';
-import { autoTopUpSweeper } from './services/billing/finish-attempt.ts';
+import { autoTopUpSweeper } from './services/billing/auto-topup.ts';
 import { devToolsAllowed, exposureRefusal, isLoopbackHost, localServicesConfig } from './local-services.ts';
 import { consoleLogger } from './logger.ts';
 import { initMetrics } from './observability/metrics.ts';

@@ -8,7 +8,7 @@ import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
 import type { BillingEvent, PaymentProvider } from '../src/billing/payment-provider.ts';
 import { createSandboxProvider } from '../src/billing/sandbox/sandbox-provider.ts';
-import { maybeAutoTopUp } from '../src/services/billing/auto-topup.ts';
+import { maybeAutoTopUp, topUpDueAccounts } from '../src/services/billing/auto-topup.ts';
 import type { Billing } from '../src/services/billing/billing.ts';
 import { finishAbandonedAttempts } from '../src/services/billing/finish-attempt.ts';
 import { handleBillingEvent } from '../src/services/billing/handle-event.ts';
@@ -144,6 +144,38 @@ describe.each(testDatabaseKinds())('money path on %s', (kind) => {
       expect((await billingState(db, user.id)).credits).toBe(600);
       await finishAbandonedAttempts(late.billing);
       expect(await autoTopUpCharges(user.id)).toBe(1);
+    });
+
+    it('should top up an account the check after a charge never reached (the process died after the commit) from the sweep, once', async () => {
+      // lowBalanceUser spends the credits and turns auto top-up on without running the check
+      const user = await lowBalanceUser();
+      const late = lateWebhookBilling();
+      expect(await topUpDueAccounts(late.billing)).toBeGreaterThanOrEqual(1);
+      await late.flush();
+      expect((await billingState(db, user.id)).credits).toBe(600);
+      // above the threshold now: later sweeps (and replayed webhooks) charge nothing more
+      await topUpDueAccounts(late.billing);
+      await late.flush();
+      await topUpDueAccounts(late.billing);
+      expect(await autoTopUpCharges(user.id)).toBe(1);
+    });
+
+    it('should leave a due account alone in the sweep while its last failure backs off, and charge it after', async () => {
+      const user = await lowBalanceUser();
+      const late = lateWebhookBilling();
+      await db.query('update public.mdusers set auto_topup_failures = 1 where id = $1', [user.id]);
+      await db.query(
+        `insert into public.billing_auto_topup_attempts (user_id, amount_cents, credits, payment_method_id, status, created_at, finished_at)
+         values ($1, 2000, 500, 'pm_none', 'failed', $2, $2)`,
+        [user.id, late.billing.now()],
+      );
+      await topUpDueAccounts(late.billing);
+      expect(await autoTopUpCharges(user.id)).toBe(0);
+      late.advance(2 * MINUTE);
+      await topUpDueAccounts(late.billing);
+      await late.flush();
+      expect(await autoTopUpCharges(user.id)).toBe(1);
+      expect((await billingState(db, user.id)).credits).toBe(600);
     });
 
     it('should retry a charge call that timed out after the charge was made with the same idempotency key: one charge', async () => {

@@ -329,6 +329,18 @@ export function billingRepository(q: Queryable) {
       return rows[0];
     },
 
+    /**
+     * Users whose auto top-up is due: on, subscribed, below their threshold. The sweep's list;
+     * maybeAutoTopUp decides for each (an open attempt, a backoff, a missing card).
+     */
+    async dueAutoTopUpUsers(limit: number): Promise<string[]> {
+      const { rows } = await q.query<{ id: string }>(
+        `select id from public.mdusers where auto_topup and plan <> 'zero' and credits < auto_topup_min order by id limit $1`,
+        [limit],
+      );
+      return rows.map((r) => r.id);
+    },
+
     /** Every user's pending attempt opened before `before` (oldest first), for the reconciling sweep. */
     async pendingAttemptsBefore(before: Date, limit: number): Promise<AutoTopUpAttempt[]> {
       const { rows } = await q.query<AutoTopUpAttempt>(

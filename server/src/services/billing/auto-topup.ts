@@ -3,7 +3,10 @@
  * amount in $10 blocks) and the top-up itself, an off-session charge of the default card
  * when the balance is below the threshold.
  *
- * `maybeAutoTopUp(billing, userId)` is what the task engine calls after it charged credits.
+ * `maybeAutoTopUp(billing, userId)` is what the task engine calls after it charged credits;
+ * `autoTopUpSweeper` (every API instance, each minute) also checks every account found due,
+ * so an account whose check was lost (a process dying after the charge committed) is still
+ * topped up without waiting for its next task.
  * Safe to call any time and concurrently: at most one attempt is open per user (a partial
  * unique index), a failure waits out a backoff (10 min, then 20), and the third failure in a
  * row of any kind (declines, unknown outcomes; or at once one that retrying cannot fix, such
@@ -23,7 +26,8 @@ import { billingRepository, type AutoTopUpSettings } from '../../repositories/bi
 import { accountGone } from '../account/account-gone.ts';
 import type { Billing } from './billing.ts';
 import { billingAccount } from './customer.ts';
-import { chargeAttempt, finishAttempt } from './finish-attempt.ts';
+import { periodic, type Periodic } from '../../workers/periodic.ts';
+import { chargeAttempt, finishAbandonedAttempts, finishAttempt } from './finish-attempt.ts';
 
 const NO_CARD_MESSAGE = 'Add a payment method before turning on auto top-up';
 const NO_CARD_REASON = 'Auto top-up was turned off: there is no saved card to charge';
@@ -86,4 +90,37 @@ export async function maybeAutoTopUp(billing: Billing, userId: string): Promise<
   const attempt = await repo.openAutoTopUpAttempt({ userId, amountCents, credits: creditsForCents(amountCents), paymentMethodId: card.id, at: now });
   if (!attempt) return { status: 'skipped', reason: 'in_progress' };
   return chargeAttempt(billing, attempt, row.customer_id);
+}
+
+/**
+ * Checks every account whose auto top-up is due. The check after a charge runs once the task's
+ * transaction committed; a process that dies in between would leave the account below its
+ * threshold until its next charge: this finds it. Safe in several processes at once (one open
+ * attempt per user). Returns how many accounts were charged or had a charge started.
+ */
+export async function topUpDueAccounts(billing: Billing, limit = 50): Promise<number> {
+  let started = 0;
+  for (const userId of await billingRepository(billing.db).dueAutoTopUpUsers(limit)) {
+    try {
+      const outcome = await maybeAutoTopUp(billing, userId);
+      if (outcome.status === 'succeeded' || outcome.status === 'processing') started++;
+    } catch (e) {
+      billing.log.error('auto top-up sweep could not check an account', { user_id: userId, error: (e as Error).message });
+    }
+  }
+  return started;
+}
+
+/** The sweep every minute in every API instance (main.ts): abandoned attempts first, then due accounts. */
+export function autoTopUpSweeper(billing: Billing, intervalMs = 60_000): Periodic {
+  return periodic(
+    async () => {
+      await finishAbandonedAttempts(billing);
+      await topUpDueAccounts(billing);
+    },
+    {
+      intervalMs,
+      onError: (error) => billing.log.error('auto top-up sweep failed', { error: error instanceof Error ? error.message : String(error) }),
+    },
+  );
 }

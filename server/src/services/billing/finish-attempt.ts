@@ -20,7 +20,6 @@ import { billingRepository, type AutoTopUpAttempt } from '../../repositories/bil
 import type { AutoTopUpOutcome } from './auto-topup.ts';
 import { AUTO_TOPUP_ATTEMPT_WINDOW_MS, AUTO_TOPUP_RESUME_LIMIT_MS, AUTO_TOPUP_RETRY_DELAYS_MS } from './auto-topup-policy.ts';
 import type { Billing } from './billing.ts';
-import { periodic, type Periodic } from '../../workers/periodic.ts';
 import { handleBillingEvent } from './handle-event.ts';
 
 const UNREACHABLE_MESSAGE = 'The payment provider could not be reached';
@@ -142,14 +141,6 @@ export async function finishAbandonedAttempts(billing: Billing, limit = 50): Pro
     }
   }
   return closed;
-}
-
-/** The sweep every minute in every API instance (main.ts). */
-export function autoTopUpSweeper(billing: Billing, intervalMs = 60_000): Periodic {
-  return periodic(() => finishAbandonedAttempts(billing), {
-    intervalMs,
-    onError: (error) => billing.log.error('auto top-up sweep failed', { error: error instanceof Error ? error.message : String(error) }),
-  });
 }
 
 /** What the provider reports, settled through the one billing event handler (idempotent, like its webhook). */
