@@ -74,11 +74,12 @@ export function mediaRoutes(deps: { media: MediaStore }) {
     }),
     async (c) => {
       const { key } = c.req.valid('param');
-      const stored = isMediaKey(key) ? await deps.media.get(key) : undefined;
-      if (!stored) throw new ApiError('not_found', `Not found: GET ${c.req.path}`);
-      const size = stored.data.length;
+      // size and type only: the bytes are streamed below, never held whole in memory
+      const stat = isMediaKey(key) ? await deps.media.stat(key) : undefined;
+      if (!stat) throw new ApiError('not_found', `Not found: GET ${c.req.path}`);
+      const { size } = stat;
       const headers = {
-        'Content-Type': stored.contentType,
+        'Content-Type': stat.contentType,
         'Accept-Ranges': 'bytes',
         'Cache-Control': 'public, max-age=31536000, immutable',
         'X-Content-Type-Options': 'nosniff',
@@ -88,15 +89,16 @@ export function mediaRoutes(deps: { media: MediaStore }) {
         const msg = `Range not satisfiable: the file has ${size} bytes`;
         return c.json(errorExample({ msg, code: 'range_not_satisfiable' }), 416, { 'Content-Range': `bytes */${size}`, 'Accept-Ranges': 'bytes' });
       }
-      if (range) {
-        const part = stored.data.subarray(range.start, range.end + 1);
-        return c.body(new Uint8Array(part), 206, {
-          ...headers,
-          'Content-Length': String(part.length),
-          'Content-Range': `bytes ${range.start}-${range.end}/${size}`,
-        });
-      }
-      return c.body(new Uint8Array(stored.data), 200, { ...headers, 'Content-Length': String(size) });
+      const status = range ? 206 : 200;
+      const partHeaders = range
+        ? { ...headers, 'Content-Length': String(range.end - range.start + 1), 'Content-Range': `bytes ${range.start}-${range.end}/${size}` }
+        : { ...headers, 'Content-Length': String(size) };
+      // Hono answers HEAD with this GET handler and drops the body: open nothing that would never be read or closed
+      if (c.req.method === 'HEAD') return c.body(null, status, partHeaders);
+      const body = await deps.media.open(key, range);
+      if (!body) throw new ApiError('not_found', `Not found: GET ${c.req.path}`);
+      // @hono/node-server cancels the stream when the client goes away, which closes the file or S3 connection
+      return c.body(body, status, partHeaders);
     },
   );
 

@@ -3,9 +3,9 @@
  * embedded mode), served by the API at `<publicUrl>/media/<key>`.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { contentTypeOfKey, isMediaKey, type MediaStore } from './media-store.ts';
+import { type ByteRange, contentTypeOfKey, isMediaKey, type MediaStore } from './media-store.ts';
 
 export interface DiskMediaStoreOptions {
   /** Directory holding the files; created when missing. */
@@ -16,6 +16,51 @@ export interface DiskMediaStoreOptions {
 
 function assertKey(key: string): void {
   if (!isMediaKey(key)) throw new Error(`invalid media key: ${JSON.stringify(key)}`);
+}
+
+const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** Bytes read per pull: a slow reader holds at most this much of the file in memory. */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Bytes `range.start`..`range.end` of an open file as a pull stream: each read of the consumer reads one
+ * chunk at its position, so nothing is read ahead of the consumer (the HTTP response's backpressure).
+ * The handle is closed at the end, on an error, and when the consumer cancels (a client that went away).
+ */
+function fileRangeStream(handle: FileHandle, range: ByteRange): ReadableStream<Uint8Array> {
+  let position = range.start;
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= handle.close().catch(() => {});
+    return closing;
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const length = Math.min(CHUNK_BYTES, range.end + 1 - position);
+          if (length > 0) {
+            const chunk = new Uint8Array(length);
+            const { bytesRead } = await handle.read(chunk, 0, length, position);
+            // the file was cut short under us: fail rather than send fewer bytes than announced
+            if (bytesRead === 0) throw new Error(`media file ended at byte ${position}, before ${range.end + 1}`);
+            position += bytesRead;
+            controller.enqueue(bytesRead === length ? chunk : chunk.subarray(0, bytesRead));
+          }
+          if (position > range.end) {
+            await close();
+            controller.close();
+          }
+        } catch (error) {
+          await close();
+          controller.error(error);
+        }
+      },
+      cancel: close,
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 export function createDiskMediaStore(options: DiskMediaStoreOptions): MediaStore {
@@ -40,7 +85,36 @@ export function createDiskMediaStore(options: DiskMediaStoreOptions): MediaStore
       try {
         return { data: await readFile(path.join(dir, key)), contentType };
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        if (isMissing(error)) return undefined;
+        throw error;
+      }
+    },
+    async stat(key) {
+      const contentType = isMediaKey(key) ? contentTypeOfKey(key) : undefined;
+      if (!contentType) return undefined;
+      try {
+        const stats = await stat(path.join(dir, key));
+        return stats.isFile() ? { size: stats.size, contentType } : undefined;
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw error;
+      }
+    },
+    async open(key, range) {
+      if (!isMediaKey(key) || !contentTypeOfKey(key)) return undefined;
+      let handle: FileHandle;
+      try {
+        handle = await open(path.join(dir, key), 'r');
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw error;
+      }
+      try {
+        // the handle keeps reading the file it opened even if a put renames a new one over it
+        const size = range ? range.end + 1 : (await handle.stat()).size;
+        return fileRangeStream(handle, { start: range?.start ?? 0, end: size - 1 });
+      } catch (error) {
+        await handle.close();
         throw error;
       }
     },
@@ -49,7 +123,7 @@ export function createDiskMediaStore(options: DiskMediaStoreOptions): MediaStore
       try {
         return (await stat(path.join(dir, key))).isFile();
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+        if (isMissing(error)) return false;
         throw error;
       }
     },

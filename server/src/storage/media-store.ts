@@ -9,10 +9,31 @@ interface StoredMedia {
   contentType: string;
 }
 
+/** What a store knows of an object without reading it. */
+interface MediaStat {
+  size: number;
+  contentType: string;
+}
+
+/** Bytes `start` to `end` of an object, both inclusive (as in HTTP's Content-Range). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 export interface MediaStore {
   /** Stores `data` under `key` (overwriting: keys are deterministic per task) and answers its public URL. */
   put(key: string, data: Buffer, contentType: string): Promise<string>;
+  /** The whole object in memory: for the callers that need its bytes (engines, workers), not for serving it. */
   get(key: string): Promise<StoredMedia | undefined>;
+  /** Size and content type of `key`, without reading it; undefined when it is not stored. */
+  stat(key: string): Promise<MediaStat | undefined>;
+  /**
+   * A stream of `key`'s bytes (only `range` when given; it must lie within the size `stat` answered),
+   * or undefined when it is not stored. The stream holds a file handle or connection until it is read
+   * to the end or cancelled: a caller that gives up on it must cancel it.
+   */
+  open(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | undefined>;
   /** Whether `key` is stored, without reading it (a submit checks a user's media URL with it). */
   has(key: string): Promise<boolean>;
   /** The public URL of `key`. */

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AwsClient } from 'aws4fetch';
-import { contentTypeOfKey, isMediaKey, type MediaStore } from './media-store.ts';
+import { type ByteRange, contentTypeOfKey, isMediaKey, type MediaStore } from './media-store.ts';
 
 export interface S3MediaStoreOptions {
   bucket: string;
@@ -61,6 +61,13 @@ function reasonOf(error: unknown): string {
 
 const retryable = (status: number) => status >= 500 || status === 429;
 
+/** The object's size from a 206's `Content-Range: bytes a-b/size` or, for a whole object, its Content-Length. */
+function sizeOf(response: Response): number | undefined {
+  const total = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '')?.[1];
+  const size = Number(response.status === 206 ? total : response.headers.get('content-length'));
+  return Number.isSafeInteger(size) && size >= 0 ? size : undefined;
+}
+
 export function createS3MediaStore(options: S3MediaStoreOptions): MediaStore {
   const endpoint = new URL(options.endpoint ?? `https://s3.${options.region}.amazonaws.com`);
   const endpointPath = trimSlashes(endpoint.pathname);
@@ -77,15 +84,23 @@ export function createS3MediaStore(options: S3MediaStoreOptions): MediaStore {
     region: options.region,
   });
 
-  /** One S3 call, re-signed per attempt; 5xx, 429 and network failures are retried (PUT and GET of a key are idempotent). */
+  /**
+   * One S3 call, re-signed per attempt; 5xx, 429 and network failures are retried (PUT and GET of a key are idempotent).
+   * The timeout covers the whole exchange, or only until the headers arrive for a `streaming` call (whose body
+   * is read as slowly as the client downloading it; `streamOf` guards each read).
+   */
   async function call(
     operation: string,
     key: string,
     init: { method: string; headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer> },
+    streaming = false,
   ): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
+      const untilHeaders = new AbortController();
+      const timer = streaming ? setTimeout(() => untilHeaders.abort(new DOMException('The operation timed out.', 'TimeoutError')), timeoutMs) : undefined;
       try {
-        const request = await signer.sign(objectBase + key, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+        const signal = streaming ? untilHeaders.signal : AbortSignal.timeout(timeoutMs);
+        const request = await signer.sign(objectBase + key, { ...init, signal });
         const response = await send(request);
         if (!retryable(response.status) || attempt === ATTEMPTS) return response;
         await response.body?.cancel();
@@ -93,9 +108,61 @@ export function createS3MediaStore(options: S3MediaStoreOptions): MediaStore {
         if (attempt === ATTEMPTS) {
           throw new Error(`S3 ${operation} ${key} failed: ${reasonOf(error)}`, { cause: error });
         }
+      } finally {
+        clearTimeout(timer);
       }
       await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2)));
     }
+  }
+
+  /**
+   * `length` bytes of `body` after skipping `skip` (a server that ignored the Range header sent the whole
+   * object), read only as the consumer asks; a read that stalls for the timeout fails the stream, and
+   * cancelling it cancels the body, which closes the connection to S3.
+   */
+  function streamOf(key: string, body: ReadableStream<Uint8Array>, skip: number, length: number): ReadableStream<Uint8Array> {
+    const reader = body.getReader();
+    let toSkip = skip;
+    let left = length;
+    const stop = (reason?: unknown) => reader.cancel(reason).catch(() => {});
+    return new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const stalled = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`S3 GetObject ${key} stalled for ${timeoutMs} ms`)), timeoutMs);
+          });
+          try {
+            for (;;) {
+              const { done, value } = await Promise.race([reader.read(), stalled]);
+              if (done) {
+                if (left > 0) throw new Error(`S3 GetObject ${key} ended ${left} bytes early`);
+                controller.close();
+                return;
+              }
+              const from = Math.min(toSkip, value.length);
+              toSkip -= from;
+              const chunk = value.subarray(from, from + left);
+              left -= chunk.length;
+              if (chunk.length > 0) controller.enqueue(chunk);
+              if (left === 0) {
+                await stop();
+                controller.close();
+                return;
+              }
+              if (chunk.length > 0) return;
+            }
+          } catch (error) {
+            await stop(error);
+            controller.error(error);
+          } finally {
+            clearTimeout(timer);
+          }
+        },
+        cancel: stop,
+      },
+      { highWaterMark: 0 },
+    );
   }
 
   async function fail(operation: string, key: string, response: Response): Promise<never> {
@@ -137,6 +204,43 @@ export function createS3MediaStore(options: S3MediaStoreOptions): MediaStore {
         data: Buffer.from(await response.arrayBuffer()),
         contentType: response.headers.get('content-type') ?? keyType,
       };
+    },
+    async stat(key) {
+      const keyType = isMediaKey(key) ? contentTypeOfKey(key) : undefined;
+      if (!keyType) return undefined;
+      const response = await call('HeadObject', key, { method: 'HEAD' });
+      await response.body?.cancel();
+      if (response.status === 404) return undefined;
+      if (!response.ok) throw new Error(`S3 HeadObject ${key} failed: ${response.status}`);
+      const size = sizeOf(response);
+      if (size === undefined) throw new Error(`S3 HeadObject ${key} answered no Content-Length`);
+      return { size, contentType: response.headers.get('content-type') ?? keyType };
+    },
+    async open(key, range?: ByteRange) {
+      if (!isMediaKey(key) || !contentTypeOfKey(key)) return undefined;
+      const headers: Record<string, string> = range ? { Range: `bytes=${range.start}-${range.end}` } : {};
+      const response = await call('GetObject', key, { method: 'GET', headers }, true);
+      if (response.status === 404) {
+        const error = describeS3Error(404, await response.text());
+        if (error.code === 'NoSuchBucket') throw new Error(`S3 GetObject ${key} failed: ${error.text}`);
+        return undefined;
+      }
+      if (!response.ok) await fail('GetObject', key, response);
+      const size = sizeOf(response);
+      if (!response.body || size === undefined) {
+        await response.body?.cancel();
+        throw new Error(`S3 GetObject ${key} answered ${response.status} without a body or its size`);
+      }
+      // 206: the range itself; 200: the whole object (a server may ignore Range), cut here
+      if (!range) return streamOf(key, response.body, 0, size);
+      const length = range.end - range.start + 1;
+      if (response.status !== 206) return streamOf(key, response.body, range.start, length);
+      const from = /^\s*bytes\s+(\d+)-/i.exec(response.headers.get('content-range') ?? '')?.[1];
+      if (Number(from) !== range.start) {
+        await response.body.cancel();
+        throw new Error(`S3 GetObject ${key} answered ${response.headers.get('content-range')} for bytes=${range.start}-${range.end}`);
+      }
+      return streamOf(key, response.body, 0, length);
     },
     async has(key) {
       if (!isMediaKey(key)) return false;
