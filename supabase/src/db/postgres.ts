@@ -118,6 +118,34 @@ class Pipeline {
 }
 
 /**
+ * Runs `fn` on a client checked out of `pool`. A checked-out client has no pool handler, so its
+ * connection dropping must not crash the process: the error is kept, and a client that broke
+ * (or that `fn` marked broken) is destroyed on release instead of handed to the next caller.
+ */
+async function withClient<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient, conn: { readonly broken: Error | undefined; markBroken: (error: Error) => void }) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const markBroken = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', markBroken);
+  try {
+    return await fn(client, {
+      get broken() {
+        return broken;
+      },
+      markBroken,
+    });
+  } finally {
+    client.removeListener('error', markBroken);
+    client.release(broken);
+  }
+}
+
+/**
  * Connects to a real PostgreSQL (production, and the second test leg). A dropped connection
  * never crashes the process: the pool discards a broken idle client (its `error` is logged),
  * a transaction whose connection died fails and its client is destroyed rather than reused,
@@ -147,49 +175,29 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
     query: (sql, params) => tracked(() => base.query(sql, params)),
     exec: (sql) => tracked(() => base.exec(sql)),
     transaction: (fn) =>
-      tracked(async () => {
-        const client = await pool.connect();
-        // a checked-out client has no pool handler: its connection dropping must not crash us
-        let broken: Error | undefined;
-        const onError = (error: Error) => {
-          broken = error;
-        };
-        client.on('error', onError);
-        try {
-          await client.query('begin');
-          const out = await fn(wrap(client));
-          await client.query('commit');
-          return out;
-        } catch (e) {
-          if (!broken) {
-            await client.query('rollback').catch((error: Error) => {
-              broken = error;
-            });
+      tracked(() =>
+        withClient(pool, async (client, conn) => {
+          try {
+            await client.query('begin');
+            const out = await fn(wrap(client));
+            await client.query('commit');
+            return out;
+          } catch (e) {
+            if (!conn.broken) await client.query('rollback').catch(conn.markBroken);
+            throw e;
           }
-          throw e;
-        } finally {
-          client.removeListener('error', onError);
-          // an Error destroys the client instead of handing a dead connection to the next caller
-          client.release(broken);
-        }
-      }),
+        }),
+      ),
     pipeline: (statements) =>
-      tracked(async () => {
-        const client = await pool.connect();
-        let broken: Error | undefined;
-        const onError = (error: Error) => {
-          broken = error;
-        };
-        client.on('error', onError);
-        try {
-          return await new Promise<QueryResult[]>((resolve, reject) => {
-            client.query(new Pipeline(statements, resolve, reject) as never);
-          });
-        } finally {
-          client.removeListener('error', onError);
-          client.release(broken);
-        }
-      }),
+      tracked(() =>
+        withClient(
+          pool,
+          (client) =>
+            new Promise<QueryResult[]>((resolve, reject) => {
+              client.query(new Pipeline(statements, resolve, reject) as never);
+            }),
+        ),
+      ),
     listen: (channel, onPayload, listenOpts) => listener.listen(channel, onPayload, listenOpts),
     close() {
       closing ??= (async () => {

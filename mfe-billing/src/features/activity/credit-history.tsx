@@ -2,7 +2,8 @@
 // (created_at, id) cursor (Load more), linking tasks to Task Logs and grants to Invoices.
 import { useCallback, useEffect, useState } from 'react';
 import { Link as RouterLink } from '@aim/shared-kit/router';
-import { Alert, Button, Link, Stack, Table, Text } from '@aim/shared-kit/ui';
+import { Button, Link, Stack, Table, Text } from '@aim/shared-kit/ui';
+import { LoadFailed } from './load-failed.tsx';
 import type { ActivityGateway, HistoryRow } from './activity-gateway.ts';
 import { ACTIVITY_TEXTS, formatDelta, formatWhen, HISTORY_PAGE_SIZE, kindLabel } from './history-rules.ts';
 
@@ -40,15 +41,7 @@ export function CreditHistory({ gateway }: { gateway: ActivityGateway }) {
   }
 
   if (state.status === 'error') {
-    return (
-      <Alert.Root status="error" data-testid="history-error">
-        <Alert.Indicator />
-        <Alert.Title flex="1">{ACTIVITY_TEXTS.historyFailed}</Alert.Title>
-        <Button size="xs" variant="outline" onClick={() => void load()}>
-          Retry
-        </Button>
-      </Alert.Root>
-    );
+    return <LoadFailed message={ACTIVITY_TEXTS.historyFailed} testId="history-error" onRetry={() => void load()} />;
   }
   const rows = state.status === 'ready' ? state.rows : [];
 

@@ -1,7 +1,8 @@
 // Usage: credits spent per day over the last 30 days, by tool family, as a chart or a table,
 // with each family's total. Pending → error → empty → data.
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Box, Button, HStack, SegmentGroup, Skeleton, Stack, Table, Text, Wrap } from '@aim/shared-kit/ui';
+import { Box, HStack, SegmentGroup, Skeleton, Stack, Table, Text, Wrap } from '@aim/shared-kit/ui';
+import { LoadFailed } from './load-failed.tsx';
 import type { ActivityGateway } from './activity-gateway.ts';
 import { ACTIVITY_TEXTS } from './history-rules.ts';
 import { UsageChart } from './usage-chart.tsx';
@@ -30,15 +31,7 @@ export function UsagePanel({ gateway }: { gateway: ActivityGateway }) {
 
   if (state.status === 'loading') return <Skeleton h="56" rounded="l2" data-testid="usage-loading" aria-busy="true" />;
   if (state.status === 'error') {
-    return (
-      <Alert.Root status="error" data-testid="usage-error">
-        <Alert.Indicator />
-        <Alert.Title flex="1">{ACTIVITY_TEXTS.usageFailed}</Alert.Title>
-        <Button size="xs" variant="outline" onClick={() => void load()}>
-          Retry
-        </Button>
-      </Alert.Root>
-    );
+    return <LoadFailed message={ACTIVITY_TEXTS.usageFailed} testId="usage-error" onRetry={() => void load()} />;
   }
   const { usage } = state;
   if (usage.total === 0) {

@@ -1,6 +1,7 @@
-import { useRef, useState } from 'react';
-import { Box, Button, Card, CloseButton, Dialog, HStack, Portal, Text } from '@aim/shared-kit/ui';
+import { useState } from 'react';
+import { Box, Button, Card, HStack, Text } from '@aim/shared-kit/ui';
 import { displayKey, TEXTS } from '../key-rules.ts';
+import { RotateDialog } from './rotate-dialog.tsx';
 
 type Props = {
   apiKey: string;
@@ -16,7 +17,6 @@ export function KeyCard({ apiKey, revealed, onRevealedChange, onCopy, onRotate }
   const [confirming, setConfirming] = useState(false);
   const [rotating, setRotating] = useState(false);
   // The safe choice has the focus when the confirmation opens.
-  const cancelRef = useRef<HTMLButtonElement>(null);
 
   async function rotate() {
     setRotating(true);
@@ -64,41 +64,16 @@ export function KeyCard({ apiKey, revealed, onRevealedChange, onCopy, onRotate }
         </HStack>
       </Card.Body>
 
-      <Dialog.Root
-        role="alertdialog"
+      <RotateDialog
         open={confirming}
-        onOpenChange={(e) => !rotating && setConfirming(e.open)}
-        placement="center"
-        closeOnInteractOutside={!rotating}
-        initialFocusEl={() => cancelRef.current}
+        onOpenChange={setConfirming}
+        rotating={rotating}
+        title={TEXTS.rotateConfirm}
+        onConfirm={() => void rotate()}
+        testId="rotate-dialog"
       >
-        <Portal>
-          <Dialog.Backdrop />
-          <Dialog.Positioner>
-            <Dialog.Content data-testid="rotate-dialog">
-              <Dialog.Header>
-                <Dialog.Title>{TEXTS.rotateConfirm}</Dialog.Title>
-              </Dialog.Header>
-              <Dialog.Body>
-                <Text>A new key is generated and the current one stops working at once. Update every app that uses it.</Text>
-              </Dialog.Body>
-              <Dialog.Footer>
-                <Dialog.ActionTrigger asChild>
-                  <Button ref={cancelRef} variant="outline" disabled={rotating}>
-                    Cancel
-                  </Button>
-                </Dialog.ActionTrigger>
-                <Button colorPalette="red" loading={rotating} loadingText="Rotating..." onClick={() => void rotate()}>
-                  Rotate
-                </Button>
-              </Dialog.Footer>
-              <Dialog.CloseTrigger asChild disabled={rotating}>
-                <CloseButton size="sm" aria-label="Close" />
-              </Dialog.CloseTrigger>
-            </Dialog.Content>
-          </Dialog.Positioner>
-        </Portal>
-      </Dialog.Root>
+        <Text>A new key is generated and the current one stops working at once. Update every app that uses it.</Text>
+      </RotateDialog>
     </Card.Root>
   );
 }

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { Box, Button, CloseButton, Dialog, HStack, Portal, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
+import { useCallback, useEffect, useState } from 'react';
+import { Box, Button, HStack, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import { formatUtc, maskSecret, type SigningSecret, WEBHOOK_TEXTS } from '../webhook-rules.ts';
+import { RotateDialog } from './rotate-dialog.tsx';
 
 type Props = {
   load: () => Promise<SigningSecret>;
@@ -20,7 +21,6 @@ export function SigningSecretField({ load, rotate, onCopy }: Props) {
   const [revealed, setRevealed] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [rotating, setRotating] = useState(false);
-  const cancelRef = useRef<HTMLButtonElement>(null);
 
   const fetchSecret = useCallback(async () => {
     setState({ status: 'loading' });
@@ -100,44 +100,19 @@ export function SigningSecretField({ load, rotate, onCopy }: Props) {
         </>
       )}
 
-      <Dialog.Root
-        role="alertdialog"
+      <RotateDialog
         open={confirming}
-        onOpenChange={(e) => !rotating && setConfirming(e.open)}
-        placement="center"
-        closeOnInteractOutside={!rotating}
-        initialFocusEl={() => cancelRef.current}
+        onOpenChange={setConfirming}
+        rotating={rotating}
+        title={WEBHOOK_TEXTS.rotateSecretConfirm}
+        onConfirm={() => void confirmRotate()}
+        testId="rotate-secret-dialog"
       >
-        <Portal>
-          <Dialog.Backdrop />
-          <Dialog.Positioner>
-            <Dialog.Content data-testid="rotate-secret-dialog">
-              <Dialog.Header>
-                <Dialog.Title>{WEBHOOK_TEXTS.rotateSecretConfirm}</Dialog.Title>
-              </Dialog.Header>
-              <Dialog.Body>
-                <Text>
-                  A new signing secret is generated. For 24 hours deliveries carry signatures by both the old and the new secret, so your receiver keeps
-                  verifying while you update it; then the old secret stops signing.
-                </Text>
-              </Dialog.Body>
-              <Dialog.Footer>
-                <Dialog.ActionTrigger asChild>
-                  <Button ref={cancelRef} variant="outline" disabled={rotating}>
-                    Cancel
-                  </Button>
-                </Dialog.ActionTrigger>
-                <Button colorPalette="red" loading={rotating} loadingText="Rotating..." onClick={() => void confirmRotate()}>
-                  Rotate
-                </Button>
-              </Dialog.Footer>
-              <Dialog.CloseTrigger asChild disabled={rotating}>
-                <CloseButton size="sm" aria-label="Close" />
-              </Dialog.CloseTrigger>
-            </Dialog.Content>
-          </Dialog.Positioner>
-        </Portal>
-      </Dialog.Root>
+        <Text>
+          A new signing secret is generated. For 24 hours deliveries carry signatures by both the old and the new secret, so your receiver keeps verifying while
+          you update it; then the old secret stops signing.
+        </Text>
+      </RotateDialog>
     </Stack>
   );
 }

@@ -1,0 +1,54 @@
+import { type ReactNode, useRef } from 'react';
+import { Button, CloseButton, Dialog, Portal } from '@aim/shared-kit/ui';
+
+/**
+ * The confirmation before a rotation (the API key, the webhook signing secret): focus starts
+ * on Cancel, and while the rotation runs the dialog cannot be closed.
+ */
+export function RotateDialog(props: {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  rotating: boolean;
+  title: string;
+  children: ReactNode;
+  onConfirm: () => void;
+  testId: string;
+}) {
+  const { open, onOpenChange, rotating, title, children, onConfirm, testId } = props;
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  return (
+    <Dialog.Root
+      role="alertdialog"
+      open={open}
+      onOpenChange={(e) => !rotating && onOpenChange(e.open)}
+      placement="center"
+      closeOnInteractOutside={!rotating}
+      initialFocusEl={() => cancelRef.current}
+    >
+      <Portal>
+        <Dialog.Backdrop />
+        <Dialog.Positioner>
+          <Dialog.Content data-testid={testId}>
+            <Dialog.Header>
+              <Dialog.Title>{title}</Dialog.Title>
+            </Dialog.Header>
+            <Dialog.Body>{children}</Dialog.Body>
+            <Dialog.Footer>
+              <Dialog.ActionTrigger asChild>
+                <Button ref={cancelRef} variant="outline" disabled={rotating}>
+                  Cancel
+                </Button>
+              </Dialog.ActionTrigger>
+              <Button colorPalette="red" loading={rotating} loadingText="Rotating..." onClick={onConfirm}>
+                Rotate
+              </Button>
+            </Dialog.Footer>
+            <Dialog.CloseTrigger asChild disabled={rotating}>
+              <CloseButton size="sm" aria-label="Close" />
+            </Dialog.CloseTrigger>
+          </Dialog.Content>
+        </Dialog.Positioner>
+      </Portal>
+    </Dialog.Root>
+  );
+}
