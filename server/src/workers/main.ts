@@ -8,7 +8,7 @@
 // SIGTERM (or SIGINT) drains: no new claims, running jobs get WORKER_SHUTDOWN_GRACE_MS to
 // finish, the rest go back to their place in the queue, then the pool closes once the last
 // event handlers are done. A PostgreSQL restart is waited out (every part reconnects).
-import { type Db, isConnectionError, openPostgres } from '@aim/supabase/db';
+import { type Db, openPostgres, retryOnConnectionLoss } from '@aim/supabase/db';
 import { consoleLogger, type Logger } from '../logger.ts';
 import { initMetrics } from '../observability/metrics.ts';
 import { healthPortFromEnv, startHealthServer } from './health-server.ts';
@@ -21,18 +21,16 @@ import { sendTaskWebhooks } from '../webhooks/task-webhooks.ts';
 
 const env = process.env;
 
-/** Opens the pool, waiting (with backoff, about a minute) for a database that is still starting. */
-async function connect(url: string, log: Logger): Promise<Db> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await openPostgres(url);
-    } catch (error) {
-      if (!isConnectionError(error) || attempt >= 12) throw error;
-      const delay = Math.min(5000, 250 * 2 ** attempt);
-      log.error('database unreachable', { error: error instanceof Error ? error.message : String(error), retry_in_ms: delay });
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
+/** Waits for a database that is still starting: 250 ms doubling to 5 s, about 40 s in all. */
+const CONNECT_DELAYS_MS = [250, 500, 1000, 2000, 4000, 5000, 5000, 5000, 5000, 5000, 5000, 5000];
+
+/** Opens the pool, waiting (with backoff) for a database that is still starting. */
+function connect(url: string, log: Logger): Promise<Db> {
+  return retryOnConnectionLoss(() => openPostgres(url), {
+    delaysMs: CONNECT_DELAYS_MS,
+    onRetry: (error, attempt) =>
+      log.error('database unreachable', { error: error instanceof Error ? error.message : String(error), retry_in_ms: CONNECT_DELAYS_MS[attempt - 1] }),
+  });
 }
 
 async function main() {
