@@ -209,14 +209,17 @@ describe('the delivery console', () => {
     const { user } = renderPage(fakeGateway({ listDeliveries: list }));
     await screen.findAllByTestId('delivery-row');
     await user.selectOptions(screen.getByRole('combobox', { name: 'Status' }), 'failed');
-    expect((await screen.findByTestId('delivery-empty')).textContent).toBe(WEBHOOK_TEXTS.noDeliveriesOfStatus);
+    const empty = await screen.findByTestId('delivery-empty');
+    await waitFor(() => expect(empty.textContent).toBe(WEBHOOK_TEXTS.noDeliveriesOfStatus));
     expect(list).toHaveBeenLastCalledWith('failed', expect.any(AbortSignal));
   });
 
   it('sends a test event (only with a webhook URL) and shows the empty state until one arrives', async () => {
     const gateway = fakeGateway({ listDeliveries: vi.fn(async () => []) });
     const { user, notices } = renderPage(gateway);
-    expect((await screen.findByTestId('delivery-empty')).textContent).toContain(WEBHOOK_TEXTS.noDeliveries);
+    // the same box says Loading... first: wait for the list's answer
+    const empty = await screen.findByTestId('delivery-empty');
+    await waitFor(() => expect(empty.textContent).toContain(WEBHOOK_TEXTS.noDeliveries));
     await user.click(screen.getByRole('button', { name: 'Send test event' }));
     expect(gateway.sendTestEvent).toHaveBeenCalledOnce();
     expect(notices.success).toHaveBeenCalledWith(WEBHOOK_TEXTS.testSent);
