@@ -209,8 +209,7 @@ describe('the delivery console', () => {
     const { user } = renderPage(fakeGateway({ listDeliveries: list }));
     await screen.findAllByTestId('delivery-row');
     await user.selectOptions(screen.getByRole('combobox', { name: 'Status' }), 'failed');
-    const empty = await screen.findByTestId('delivery-empty');
-    await waitFor(() => expect(empty.textContent).toBe(WEBHOOK_TEXTS.noDeliveriesOfStatus));
+    await waitFor(() => expect(screen.getByTestId('delivery-empty').textContent).toBe(WEBHOOK_TEXTS.noDeliveriesOfStatus));
     expect(list).toHaveBeenLastCalledWith('failed', expect.any(AbortSignal));
   });
 
@@ -218,8 +217,7 @@ describe('the delivery console', () => {
     const gateway = fakeGateway({ listDeliveries: vi.fn(async () => []) });
     const { user, notices } = renderPage(gateway);
     // the same box says Loading... first: wait for the list's answer
-    const empty = await screen.findByTestId('delivery-empty');
-    await waitFor(() => expect(empty.textContent).toContain(WEBHOOK_TEXTS.noDeliveries));
+    await waitFor(() => expect(screen.getByTestId('delivery-empty').textContent).toContain(WEBHOOK_TEXTS.noDeliveries));
     await user.click(screen.getByRole('button', { name: 'Send test event' }));
     expect(gateway.sendTestEvent).toHaveBeenCalledOnce();
     expect(notices.success).toHaveBeenCalledWith(WEBHOOK_TEXTS.testSent);
