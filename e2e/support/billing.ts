@@ -36,7 +36,8 @@ export async function readBilling(userId: string): Promise<BillingRow> {
 async function post<T>(user: TestUser, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${API_URL}${path}`, {
     method: 'POST',
-    headers: { authorization: user.row.api_key, 'content-type': 'application/json' },
+    // as the dashboard sends them: the API key, and the session that money calls need
+    headers: { authorization: user.row.api_key, 'x-session-token': user.session.access_token, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`POST ${path} → HTTP ${res.status}: ${await res.text()}`);

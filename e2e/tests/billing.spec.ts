@@ -18,6 +18,9 @@ test.describe('billing in the sandbox', () => {
     await openSubscription(page);
 
     await expect(page.getByTestId('current-plan')).toHaveText('free');
+    // Spec §4: no next billing date, so the button reads Cancelled and is disabled.
+    await expect(page.getByTestId('cancel-subscription')).toHaveText('Cancelled');
+    await expect(page.getByTestId('cancel-subscription')).toBeDisabled();
     await expect(page.getByTestId('trial-offer')).toBeVisible();
     await expect(page.getByTestId('subscription-note')).toHaveText('An active subscription is needed to buy credits.');
     await expect(page.getByTestId('plan-card-growth')).toContainText('Most Popular');
@@ -178,6 +181,8 @@ test.describe('billing in the sandbox', () => {
     await page.goto('/dashboard/billing/payment-methods');
     const cards = page.getByTestId('payment-method');
     await expect(cards).toHaveCount(1);
+    // Spec §2: every card has Set default and Delete; Set default is disabled on the default card.
+    await expect(page.getByRole('button', { name: 'Set Visa ending 4242 as default' })).toBeDisabled();
 
     // The subscription's only card cannot go: the server's reason is shown (for 7 s).
     await page.getByRole('button', { name: 'Delete Visa ending 4242' }).click();
@@ -195,6 +200,8 @@ test.describe('billing in the sandbox', () => {
 
     await page.getByRole('button', { name: 'Set Mastercard ending 4444 as default' }).click();
     await expect(page.locator('[data-testid="payment-method"][data-default="true"]')).toHaveAttribute('data-last4', '4444');
+    await expect(page.getByRole('button', { name: 'Set Mastercard ending 4444 as default' })).toBeDisabled();
+    await expect(page.getByRole('button', { name: 'Set Visa ending 4242 as default' })).toBeEnabled();
     await page.getByRole('button', { name: 'Delete Visa ending 4242' }).click();
     await expect(cards).toHaveCount(1);
     await expect(cards.first()).toHaveAttribute('data-last4', '4444');

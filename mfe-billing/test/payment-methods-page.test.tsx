@@ -2,7 +2,7 @@
 import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PaymentMethodsPage } from '../src/features/payment-methods/payment-methods-page.tsx';
-import { apiError, card, confirmed, fakeGateway, fakeNotices } from './support/fake-gateway.ts';
+import { apiError, card, confirmed, fakeGateway, fakeNotices, sandboxConfig } from './support/fake-gateway.ts';
 import { renderUi } from './support/render.tsx';
 
 afterEach(() => {
@@ -46,6 +46,31 @@ describe('the Payment Methods page', () => {
     await waitFor(() => expect(screen.getAllByTestId('payment-method').find((el) => el.dataset.default === 'true')?.dataset.last4).toBe('4444'));
     await user.click(screen.getByRole('button', { name: 'Delete Visa ending 4242' }));
     await waitFor(() => expect(screen.getAllByTestId('payment-method')).toHaveLength(1));
+  });
+
+  it('gives every card Set default and Delete, with Set default disabled on the default card (spec §2)', async () => {
+    const amex = card({ id: 'pm_3', brand: 'amex', last4: '0005', default: false });
+    setup(fakeGateway({ paymentMethods: vi.fn(async () => [visa, mastercard, amex]) }));
+    await screen.findAllByTestId('payment-method');
+    for (const el of screen.getAllByTestId('payment-method')) {
+      const buttons = within(el).getAllByRole('button');
+      expect(buttons.map((b) => b.textContent)).toEqual(['Set default', 'Delete']);
+      const [setDefault, remove] = buttons as HTMLButtonElement[];
+      expect(setDefault!.disabled).toBe(el.dataset.default === 'true');
+      expect(remove!.disabled).toBe(false);
+    }
+    expect((screen.getByRole('button', { name: 'Set Visa ending 4242 as default' }) as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByRole('button', { name: 'Set Amex ending 0005 as default' }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('says so and offers a retry when the billing config cannot be read, and Add New waits for it', async () => {
+    const config = vi.fn().mockRejectedValueOnce(new Error('down')).mockResolvedValue(sandboxConfig);
+    const { user } = setup(fakeGateway({ config }));
+    const error = await screen.findByTestId('payment-methods-config-error');
+    expect((screen.getByRole('button', { name: 'Add New' }) as HTMLButtonElement).disabled).toBe(true);
+    await user.click(within(error).getByRole('button', { name: 'Retry' }));
+    await waitFor(() => expect((screen.getByRole('button', { name: 'Add New' }) as HTMLButtonElement).disabled).toBe(false));
+    expect(screen.queryByTestId('payment-methods-config-error')).toBeNull();
   });
 
   it("shows the server's message, or the default text, for 7 seconds", async () => {

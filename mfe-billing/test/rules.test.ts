@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cancelButton, formatMoney, formatUsd, isTrialEligible, planButton, scaleOffer } from '../src/features/subscription/plan-rules.ts';
-import { cleanAmountInput, CUSTOM, resolveTopUp } from '../src/features/top-up/top-up-rules.ts';
+import { scaleImagesDaily } from '@aim/shared-kit/domain';
+import { cancelButton, fixedPlans, formatMoney, formatUsd, isTrialEligible, planButton, scaleOffer } from '../src/features/subscription/plan-rules.ts';
+import { amountChoices, cleanAmountInput, CUSTOM, parseCustomAmount, resolveTopUp, type TopUpCatalog } from '../src/features/top-up/top-up-rules.ts';
 import { CARD_MESSAGES, formatCardNumber, formatExpiry, parseExpiry, readCard } from '../src/features/checkout/card-rules.ts';
+import { sandboxConfig } from './support/fake-gateway.ts';
 
 const CUSTOM_MESSAGE = 'Enter a valid custom amount (multiples of $10)';
+const { plans, topup } = sandboxConfig;
 
 describe('the Scale slider (spec §9)', () => {
   it.each([
@@ -16,11 +19,34 @@ describe('the Scale slider (spec §9)', () => {
     [3.33, 'scale3', 9999, 480000, 3330],
     [4, 'scale3', 9999, 480000, 4000],
   ])('at %s buys %s ($%s, %s credits) and shows %s images daily', (value, plan, price, credits, images) => {
-    expect(scaleOffer(value)).toMatchObject({ id: plan, name: 'Scale', priceUsd: price, credits, imagesDaily: images });
+    expect(scaleOffer(plans, value)).toMatchObject({ id: plan, amount: price, credits });
+    expect(scaleImagesDaily(value)).toBe(images);
   });
 
   it('never shows fewer than 500 images daily', () => {
-    expect(scaleOffer(0.3).imagesDaily).toBe(500);
+    expect(scaleImagesDaily(0.3)).toBe(500);
+  });
+
+  it("takes the tier's price from the catalog, and offers nothing for a tier the catalog lacks", () => {
+    const repriced = plans.map((p) => (p.id === 'scale2' ? { ...p, amount: 5555, credits: 250000 } : p));
+    expect(scaleOffer(repriced, 1.5)).toMatchObject({ id: 'scale2', amount: 5555, credits: 250000 });
+    expect(
+      scaleOffer(
+        plans.filter((p) => p.id !== 'scale3'),
+        3,
+      ),
+    ).toBeNull();
+  });
+});
+
+describe('the fixed plan cards (spec §2)', () => {
+  it('are Basic, Starter and Growth (Most Popular) from the catalog, in that order', () => {
+    expect(fixedPlans([...plans].reverse()).map((p) => [p.id, p.amount, p.popular])).toEqual([
+      ['basic', 39, false],
+      ['starter', 199, false],
+      ['growth', 399, true],
+    ]);
+    expect(fixedPlans(plans.filter((p) => p.id !== 'starter')).map((p) => p.id)).toEqual(['basic', 'growth']);
   });
 });
 
@@ -41,7 +67,18 @@ describe('the plan card button (spec §4)', () => {
 
 describe('the Cancel button (spec §4)', () => {
   it.each([
-    [{ plan: 'zero', next_billing_date: null }, null],
+    [
+      { plan: 'zero', next_billing_date: null },
+      { label: 'Cancelled', disabled: true },
+    ],
+    [
+      { plan: null, next_billing_date: null },
+      { label: 'Cancelled', disabled: true },
+    ],
+    [
+      { plan: 'zero', next_billing_date: '2027-01-01' },
+      { label: 'Cancelled', disabled: true },
+    ],
     [
       { plan: 'basic', next_billing_date: '2027-01-01' },
       { label: 'Cancel', disabled: false },
@@ -78,11 +115,24 @@ describe('the top-up amount (spec §5, §9)', () => {
     [CUSTOM, '30', 30, 750],
     [CUSTOM, '1000', 1000, 25000],
   ])('%s (custom %j) buys $%s = %s credits', (choice, custom, usd, credits) => {
-    expect(resolveTopUp(choice, custom)).toEqual({ ok: true, usd, credits });
+    expect(resolveTopUp(choice, custom, topup)).toEqual({ ok: true, usd, credits });
   });
 
-  it.each(['', '0', '5', '25', '105'])('custom %j is refused with the spec message', (custom) => {
-    expect(resolveTopUp(CUSTOM, custom)).toEqual({ ok: false, message: CUSTOM_MESSAGE });
+  it.each(['', '0', '5', '25', '105', '10010'])('custom %j is refused with the spec message', (custom) => {
+    expect(resolveTopUp(CUSTOM, custom, topup)).toEqual({ ok: false, message: CUSTOM_MESSAGE });
+  });
+
+  it("follows the catalog's presets, block, credits and cap", () => {
+    const other: TopUpCatalog = { presets: [25, 75], block_dollars: 25, credits_per_block: 700, max_dollars: 100 };
+    expect(amountChoices(other)).toEqual([
+      { value: '25', label: '$25 → 700 credits' },
+      { value: '75', label: '$75 → 2,100 credits' },
+      { value: CUSTOM, label: 'Custom amount' },
+    ]);
+    expect(resolveTopUp('75', '', other)).toEqual({ ok: true, usd: 75, credits: 2100 });
+    expect(resolveTopUp('10', '', other)).toEqual({ ok: false, message: 'Enter a valid custom amount (multiples of $25)' });
+    expect(parseCustomAmount('50', other)).toEqual({ ok: true, usd: 50 });
+    expect(parseCustomAmount('125', other)).toEqual({ ok: false, message: 'Enter a valid custom amount (multiples of $25)' });
   });
 
   it.each([

@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
-import { cleanup, screen, waitFor } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TopUpDialogView } from '../src/features/top-up/top-up-dialog.tsx';
 import type { BillingAccount } from '../src/gateway/account.ts';
-import { apiError, fakeGateway, fakeNotices, makeAccount } from './support/fake-gateway.ts';
+import { apiError, fakeGateway, fakeNotices, makeAccount, sandboxConfig } from './support/fake-gateway.ts';
 import { renderUi } from './support/render.tsx';
 
 afterEach(cleanup);
@@ -88,5 +88,64 @@ describe('the top-up dialog', () => {
     await user.click(screen.getByRole('button', { name: 'Save settings' }));
     expect(await screen.findByText('Enter a valid custom amount (multiples of $10)')).toBeTruthy();
     expect(gateway.saveAutoTopUp).not.toHaveBeenCalled();
+  });
+
+  it("offers the server catalog's amounts, block, thresholds and defaults: a changed catalog changes the dialog", async () => {
+    const config = {
+      ...sandboxConfig,
+      topup: { presets: [25, 75], block_dollars: 25, credits_per_block: 700, max_dollars: 1000 },
+      auto_topup: { thresholds: [100, 300], default_min: 300, default_amount: 50 },
+    };
+    const topUp = vi.fn(async (usd: number) => ({ clientSecret: 'pi_sbx_2_secret_x', amount: usd, credits: (usd / 25) * 700 }));
+    const { gateway, user } = setup(
+      makeAccount({ plan: 'basic', auto_topup_min: null, auto_topup_amount: null }),
+      fakeGateway({ config: vi.fn(async () => config), topUp }),
+    );
+    const select = await screen.findByLabelText('Amount');
+    expect(
+      within(select)
+        .getAllByRole('option')
+        .map((o) => o.textContent),
+    ).toEqual(['$25 → 700 credits', '$75 → 2,100 credits', 'Custom amount']);
+    expect(screen.getByTestId('top-up-credits').textContent).toBe('You get 700 credits.');
+    await user.selectOptions(select, 'custom');
+    expect(screen.getByText('$25 buys 700 credits.')).toBeTruthy();
+    const custom = screen.getByLabelText('Custom amount');
+    await user.type(custom, '30');
+    await user.click(screen.getByRole('button', { name: 'Buy credits' }));
+    expect(await screen.findByText('Enter a valid custom amount (multiples of $25)')).toBeTruthy();
+    await user.clear(custom);
+    await user.type(custom, '50');
+    await user.click(screen.getByRole('button', { name: 'Buy 1,400 credits for $50' }));
+    expect(gateway.topUp).toHaveBeenCalledWith(50);
+    expect(await screen.findByRole('button', { name: 'Pay $50' })).toBeTruthy();
+    cleanup();
+
+    setup(makeAccount({ plan: 'basic', auto_topup_min: null, auto_topup_amount: null }), fakeGateway({ config: vi.fn(async () => config) }));
+    const threshold = (await screen.findByLabelText('When credits fall below')) as HTMLSelectElement;
+    expect(
+      within(threshold)
+        .getAllByRole('option')
+        .map((o) => o.textContent),
+    ).toEqual(['100 credits', '300 credits']);
+    expect(threshold.value).toBe('300');
+    expect((screen.getByLabelText('Top up with') as HTMLInputElement).value).toBe('50');
+    expect(screen.getByText('1,400 credits, in $25 blocks')).toBeTruthy();
+  });
+
+  it('shows a skeleton while the catalog loads, and a retry when it cannot be read', async () => {
+    let fail!: (e: Error) => void;
+    const config = vi
+      .fn()
+      .mockReturnValueOnce(new Promise((_, reject) => (fail = reject)))
+      .mockResolvedValue(sandboxConfig);
+    const { user } = setup(subscribed, fakeGateway({ config }));
+    expect(await screen.findByTestId('top-up-loading')).toBeTruthy();
+    fail(new Error('down'));
+    const error = await screen.findByTestId('top-up-error');
+    expect(error.textContent).toContain('Billing is unavailable right now.');
+    await user.click(within(error).getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByLabelText('Amount')).toBeTruthy();
+    expect(config).toHaveBeenCalledTimes(2);
   });
 });

@@ -16,11 +16,11 @@ const q = (search: string) => parseLogQuery(new URLSearchParams(search));
 
 describe('task log query in the URL', () => {
   it.each([
-    ['', { status: 'all', type: 'all', taskId: '', page: 1, pageSize: 20 }],
-    ['status=failed&type=flux&page=3&size=50', { status: 'failed', type: 'flux', taskId: '', page: 3, pageSize: 50 }],
-    ['status=success&type=dalle&page=0&size=7', { status: 'all', type: 'all', taskId: '', page: 1, pageSize: 20 }],
-    ['page=2.5&size=500&id=%20abc%20', { status: 'all', type: 'all', taskId: 'abc', page: 1, pageSize: 500 }],
-    ['type=ai-photos&status=processing', { status: 'processing', type: 'ai-photos', taskId: '', page: 1, pageSize: 20 }],
+    ['', { status: 'all', type: 'all', taskId: '', page: 1, pageSize: 20, key: 'all' }],
+    ['status=failed&type=flux&page=3&size=50', { status: 'failed', type: 'flux', taskId: '', page: 3, pageSize: 50, key: 'all' }],
+    ['status=success&type=dalle&page=0&size=7', { status: 'all', type: 'all', taskId: '', page: 1, pageSize: 20, key: 'all' }],
+    ['page=2.5&size=500&id=%20abc%20', { status: 'all', type: 'all', taskId: 'abc', page: 1, pageSize: 500, key: 'all' }],
+    ['type=ai-photos&status=processing', { status: 'processing', type: 'ai-photos', taskId: '', page: 1, pageSize: 20, key: 'all' }],
   ])('%j reads as %j', (search, expected) => {
     expect(q(search)).toEqual(expected);
   });

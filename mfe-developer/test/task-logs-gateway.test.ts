@@ -86,7 +86,32 @@ describe('the Task Logs query against the local Supabase services', () => {
       refund: 4,
       result: { n: 3 },
       created_at: expect.any(String),
+      api_key_id: null,
     });
+  });
+
+  it('filters by the API key that made the task: a named key, or the primary key (api_key_id null)', async () => {
+    const { rows: owner } = await sb.db.query<{ user_id: string }>('select user_id from public.tasks where id = $1', [ids['flux-imagine']]);
+    const { rows: key } = await sb.db.query<{ id: string }>(
+      `insert into public.api_keys (user_id, name, key_hash, prefix, last4, scopes)
+       values ($1, 'CI', sha256('ak_test'::bytea), 'ak_test0', 'abcd', array['generate']) returning id`,
+      [owner[0].user_id],
+    );
+    const keyId = key[0].id;
+    try {
+      await sb.db.query('update public.tasks set api_key_id = $1 where id = any($2::uuid[])', [keyId, [ids['flux-imagine'], ids['pan-left']]]);
+      const byKey = await list({ key: keyId });
+      expect(byKey.total).toBe(2);
+      expect(byKey.rows.map((r) => [r.type, r.api_key_id])).toEqual([
+        ['pan-left', keyId],
+        ['flux-imagine', keyId],
+      ]);
+      expect((await list({ key: 'primary' })).total).toBe(5);
+      expect((await list({ key: 'primary', type: 'flux' })).total).toBe(0);
+      expect((await list({ key: 'all' })).total).toBe(7);
+    } finally {
+      await sb.db.query('update public.tasks set api_key_id = null where api_key_id = $1', [keyId]);
+    }
   });
 
   it('shows rows written as success (before v1 compatibility) as finished, like the filter names them', async () => {

@@ -41,6 +41,7 @@ function fakeGateway(all: LogRow[], over: Partial<TaskLogsGateway> = {}) {
     }),
     movements: vi.fn(async () => []),
     exportCsv: vi.fn(async () => undefined),
+    keys: vi.fn(async () => []),
     ...over,
   };
   return { gateway, calls };
@@ -94,7 +95,7 @@ describe('Task Logs', () => {
     await waitFor(() => expect(rows()).toHaveLength(3));
     expect(cellsOf(rows()[0])).toEqual(['00000000-0000-4000-8000-000000000000', 'imagine', 'finished', '100%', '2026-11-22 12:00:00 UTC', '', 'View']);
     expect(cellsOf(rows()[2])).toEqual(['00000000-0000-4000-8000-000000000002', 'imagine', 'failed', '40%', '2026-11-22 11:58:00 UTC', '+4', 'View']);
-    expect(gateway.list).toHaveBeenCalledWith(EMAIL, { status: 'all', type: 'all', taskId: '', page: 1, pageSize: 20 });
+    expect(gateway.list).toHaveBeenCalledWith(EMAIL, { status: 'all', type: 'all', taskId: '', page: 1, pageSize: 20, key: 'all' });
   });
 
   it("shows 'No results.' when nothing matches", async () => {
@@ -219,11 +220,51 @@ describe('Task Logs', () => {
     expect((await screen.findByText('The credit movements could not be loaded.')).getAttribute('role')).toBe('alert');
   });
 
+  it('filters by API key (All keys, Primary key, each named key), names the key in the detail, and exports only all keys', async () => {
+    const KEY_ID = '5a0c3f7e-2b1d-4e6f-8a9b-0c1d2e3f4a5b';
+    const all = tasks(4).map((t, i) => ({ ...t, api_key_id: i % 2 ? KEY_ID : null }));
+    const { gateway, calls } = fakeGateway(all, {
+      keys: vi.fn(async () => [{ id: KEY_ID, name: 'CI', prefix: 'ak_7Hq2x', last4: 'P9dZ', revoked: false }]),
+    });
+    const inner = gateway.list;
+    gateway.list = vi.fn(async (email: string, query: LogQuery) => {
+      const page = await inner(email, query);
+      const keep = (t: LogRow) => query.key === 'all' || (query.key === 'primary' ? !t.api_key_id : t.api_key_id === query.key);
+      const rows = all.filter(keep);
+      return { rows, total: rows.length, ...(query.key === 'all' ? page : {}) };
+    });
+    const user = renderPage(gateway);
+    await waitFor(() => expect(rows()).toHaveLength(4));
+    const filter = screen.getByTestId('key-filter') as HTMLSelectElement;
+    await waitFor(() => expect([...filter.options].map((o) => o.textContent)).toEqual(['All keys', 'Primary key', 'CI (ak_7Hq2x…P9dZ)']));
+
+    await user.selectOptions(filter, KEY_ID);
+    await waitFor(() => expect(location).toBe(`/dashboard/task-logs?key=${KEY_ID}`));
+    await waitFor(() => expect(rows()).toHaveLength(2));
+    expect(calls.at(-1)).toMatchObject({ key: KEY_ID, page: 1 });
+    expect(screen.getByTestId('export-task-logs').hasAttribute('disabled')).toBe(true);
+    await user.click(screen.getByRole('button', { name: `Details of ${all[1].id}` }));
+    expect((await screen.findByTestId('task-detail-key', {}, { timeout: 5_000 })).textContent).toBe('Made with: CI (ak_7Hq2x…P9dZ)');
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByTestId('task-detail')).toBeNull(), { timeout: 5_000 });
+
+    await user.selectOptions(screen.getByTestId('key-filter'), 'primary');
+    await waitFor(() => expect(location).toBe('/dashboard/task-logs?key=primary'));
+    await waitFor(() => expect(rows().map((r) => cellsOf(r)[0])).toEqual([all[0].id, all[2].id]));
+  });
+
+  it('keeps All keys and Primary key when the named keys cannot be read', async () => {
+    renderPage(fakeGateway(tasks(1), { keys: vi.fn(async () => Promise.reject(new Error('no session'))) }).gateway);
+    await waitFor(() => expect(rows()).toHaveLength(1));
+    const filter = screen.getByTestId('key-filter') as HTMLSelectElement;
+    expect([...filter.options].map((o) => o.textContent)).toEqual(['All keys', 'Primary key']);
+  });
+
   it('exports the current view as CSV, and says when the export cannot start', async () => {
     const { gateway } = fakeGateway(tasks(3));
     const user = renderPage(gateway, '/dashboard/task-logs?status=failed&type=flux');
     await user.click(screen.getByTestId('export-task-logs'));
-    expect(gateway.exportCsv).toHaveBeenCalledWith({ status: 'failed', type: 'flux', taskId: '', page: 1, pageSize: 20 });
+    expect(gateway.exportCsv).toHaveBeenCalledWith({ status: 'failed', type: 'flux', taskId: '', page: 1, pageSize: 20, key: 'all' });
     gateway.exportCsv = vi.fn(async () => Promise.reject(new Error('x')));
     cleanup();
     const again = renderPage(gateway);

@@ -54,6 +54,9 @@ function fakeGateway(over: Partial<ApiKeysGateway> = {}): ApiKeysGateway {
     listDeliveries: vi.fn(async () => [delivery()]),
     resendDelivery: vi.fn(async () => undefined),
     sendTestEvent: vi.fn(async () => undefined),
+    listNamedKeys: vi.fn(async () => []),
+    createNamedKey: vi.fn(async () => Promise.reject(new Error('not in these tests'))),
+    revokeNamedKey: vi.fn(async () => Promise.reject(new Error('not in these tests'))),
     ...over,
   };
 }

@@ -17,9 +17,12 @@ import { metricsRoutes } from './observability/metrics-route.ts';
 import { openApiDocument } from './openapi/document.ts';
 import { createRouter } from './openapi/router.ts';
 import { accountRoutes } from './routes/account.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
 import { aiPhotoRoutes, aiPhotoUploadRoutes } from './routes/ai-photos.ts';
 import { audioRoutes, audioUploadRoutes } from './routes/audio.ts';
 import { billingRoutes } from './routes/billing.ts';
+import { billingSandboxEventRoutes } from './routes/billing-sandbox-events.ts';
+import { spendingLimitRoutes } from './routes/spending-limits.ts';
 import { exportRoutes } from './routes/exports.ts';
 import { fetchRoutes } from './routes/fetch.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -27,7 +30,7 @@ import { imageModelRoutes } from './routes/image-models.ts';
 import { midjourneyProRoutes } from './routes/midjourney-pro.ts';
 import { inpaintRoutes, midjourneyV1Routes } from './routes/midjourney-v1.ts';
 import { stripeWebhookRoutes } from './routes/stripe-webhook.ts';
-import { maybeAutoTopUp } from './services/billing/auto-topup.ts';
+import { checkAfterCharge } from './services/billing/after-charge.ts';
 import { createBilling, type Billing } from './services/billing/billing.ts';
 import type { ProviderEnv } from './billing/select-provider.ts';
 import { mediaRoutes } from './routes/media.ts';
@@ -39,6 +42,7 @@ import { webhookConsoleRoutes } from './routes/webhooks.ts';
 import type { EngineRegistry } from './services/tasks/engine-registry.ts';
 import type { MediaStore } from './storage/media-store.ts';
 import { withTaskDefaults } from './workers/runtime.ts';
+import { SESSION_HEADER } from './services/auth/authenticate-session.ts';
 
 export type { ApiConfig } from './config.ts';
 export type { Logger } from './logger.ts';
@@ -70,9 +74,9 @@ export function createApiApp(deps: {
   const tasks = {
     ...ctx,
     ...withTaskDefaults(ctx.config.publicUrl, deps),
-    // a charge may take the balance below the user's auto top-up threshold
+    // a charge may take the balance below the user's auto top-up threshold (and low-balance alert)
     afterCharge: (userId: string) => {
-      maybeAutoTopUp(billing, userId).catch((error: unknown) => ctx.log.error('auto top-up check failed', { user_id: userId, error: String(error) }));
+      checkAfterCharge(billing, userId).catch((error: unknown) => ctx.log.error('auto top-up check failed', { user_id: userId, error: String(error) }));
     },
   };
   const app = createRouter();
@@ -83,7 +87,7 @@ export function createApiApp(deps: {
     cors({
       origin: ctx.config.corsOrigins,
       credentials: true,
-      allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', SESSION_HEADER],
       allowMethods: ['GET', 'POST', 'OPTIONS'],
       exposeHeaders: ['X-Request-Id'],
       maxAge: 600,
@@ -107,8 +111,11 @@ export function createApiApp(deps: {
   // GET /metrics: METRICS_TOKEN bearer when set; else open in embedded mode only (observability/metrics-route.ts)
   app.route('/', metricsRoutes({ ...tasks, embedded: ctx.config.embedded, token: process.env.METRICS_TOKEN || undefined }));
   app.route('/', accountRoutes(ctx));
+  app.route('/', apiKeyRoutes(ctx));
   app.route('/', webhookConsoleRoutes(ctx));
   app.route('/', billingRoutes(ctx, billing));
+  app.route('/', billingSandboxEventRoutes(ctx, billing));
+  app.route('/', spendingLimitRoutes(ctx, billing));
   app.route('/', stripeWebhookRoutes(billing));
   app.route('/', taskRoutes(tasks));
   app.route('/', fetchRoutes(tasks));

@@ -2,6 +2,7 @@
  * @module The provider API's configuration: what changes between embedded mode and production.
  * main.ts reads the environment and builds it; tests build it inline.
  */
+import { DEFAULT_JWT_SECRET } from '@aim/supabase';
 
 export interface ApiConfig {
   /** Embedded mode (one process, PGlite, local adapters) rather than a production deployment. */
@@ -17,6 +18,16 @@ export interface ApiConfig {
    * outside embedded mode too (ALLOW_SIMULATED_ENGINES=true). Off: they are refused at submit.
    */
   allowSimulatedEngines?: boolean;
+  /**
+   * The Supabase project's JWT secret (JWT_SECRET): verifies the dashboard session that the
+   * calls moving money or changing credentials require. Default: the local services' secret.
+   */
+  jwtSecret?: string;
+}
+
+/** The secret dashboard sessions are verified with (the local services' default when unset). */
+export function jwtSecretOf(config: ApiConfig): string {
+  return config.jwtSecret || DEFAULT_JWT_SECRET;
 }
 
 /** JSON calls are small; routes that take files get their own limits when they arrive. */

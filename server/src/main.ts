@@ -6,13 +6,14 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
-import { createLocalSupabase, defaultLocalConfig, DEFAULT_ANON_KEY } from '@aim/supabase';
+import { createLocalSupabase, defaultLocalConfig, DEFAULT_ANON_KEY, DevMailbox } from '@aim/supabase';
 import { migrate, openPglite, openPostgres, type Db } from '@aim/supabase/db';
 import { createApiApp } from './app.ts';
 import { createBilling } from './services/billing/billing.ts';
 import { autoTopUpSweeper } from './services/billing/auto-topup.ts';
 import { devToolsAllowed, exposureRefusal, isLoopbackHost, localServicesConfig } from './local-services.ts';
 import { consoleLogger } from './logger.ts';
+import { devMailboxMailer } from './mail/mailer.ts';
 import { initMetrics } from './observability/metrics.ts';
 import { siteDir, startStaticSites } from './static-sites.ts';
 import { createImageFetcher } from './storage/image-fetcher.ts';
@@ -71,7 +72,11 @@ function listen(fetch: (req: Request) => Response | Promise<Response>, port: num
 
 async function main() {
   const started = Date.now();
-  const refusal = hostedSupabaseUrl ? undefined : exposureRefusal(HOST, env);
+  const refusal = hostedSupabaseUrl
+    ? env.JWT_SECRET
+      ? undefined
+      : "Set JWT_SECRET to the Supabase project's JWT secret: it verifies the dashboard sessions that billing, key and webhook calls require."
+    : exposureRefusal(HOST, env);
   if (refusal) {
     console.error(refusal);
     process.exit(1);
@@ -85,9 +90,12 @@ async function main() {
   const anonKey = env.SUPABASE_ANON_KEY ?? DEFAULT_ANON_KEY;
   const closers: Array<() => Promise<unknown>> = [];
 
+  // one dev mailbox for the local auth's magic links and the API's own mail (the low-balance
+  // alert), served at /_dev/mailbox in embedded mode only; elsewhere the API's mail is log-only
+  const mailbox = devMailboxUrl ? new DevMailbox({ log: (line) => console.log(line) }) : undefined;
   if (!hostedSupabaseUrl) {
     const config = localServicesConfig(HOST, env, defaultLocalConfig({ publicUrl: supabaseUrl, siteUrl: shellUrl, redirectAllowList: [`${shellUrl}/**`] }));
-    const services = createLocalSupabase({ db, config });
+    const services = createLocalSupabase({ db, config, ...(mailbox ? { mailbox } : {}) });
     const server = await listen(services.fetch, ports.supabase);
     services.attachRealtime(server);
     closers.push(services.close, () => new Promise((r) => server.close(r)));
@@ -97,7 +105,7 @@ async function main() {
   const log = consoleLogger('api');
   const media = mediaStoreFromEnv(apiBaseUrl);
   const engines = enginesFromEnv();
-  const billing = createBilling({ db, log, embedded });
+  const billing = createBilling({ db, log, embedded, ...(mailbox ? { mailer: devMailboxMailer(mailbox) } : {}) });
   const api = createApiApp({
     db,
     media,
@@ -109,6 +117,8 @@ async function main() {
       corsOrigins: (env.CORS_ORIGINS ?? shellUrl).split(',').map((s) => s.trim()),
       publicUrl: apiBaseUrl,
       allowSimulatedEngines: env.ALLOW_SIMULATED_ENGINES === 'true',
+      // verifies the dashboard sessions that money and credential calls require
+      jwtSecret: env.JWT_SECRET || undefined,
     },
   });
   const apiServer = await listen(api.fetch, ports.api);

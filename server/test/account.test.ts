@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@aim/supabase/db';
 import { createTestDb, testDatabaseKinds } from '@aim/supabase/testing';
-import { createUser, expectErrorBody, post, readUser, testApp, type TestUser } from './helpers.ts';
+import { asDashboard, createUser, expectErrorBody, post, readUser, testApp, type TestUser } from './helpers.ts';
 
 const SCHEME_MSG = 'Webhook must start with http:// or https://';
 const INVALID_MSG = 'Enter a valid webhook URL or leave blank to remove the webhook URL';
@@ -21,7 +21,7 @@ describe.each(testDatabaseKinds())('account calls on %s', (kind) => {
   describe('POST /auth/revokeAndCreateNewAPIKey', () => {
     it('should answer a new key, store it, and refuse the old key from then on', async () => {
       const user = await createUser(db);
-      const res = await post(app, '/auth/revokeAndCreateNewAPIKey', { key: user.apiKey });
+      const res = await post(app, '/auth/revokeAndCreateNewAPIKey', { ...asDashboard(user) });
       expect(res.status).toBe(200);
       const { api_key } = (await res.json()) as { api_key: string };
       expect(api_key).toMatch(/^[0-9a-f]{64}$/);
@@ -38,7 +38,7 @@ describe.each(testDatabaseKinds())('account calls on %s', (kind) => {
 
     it('should ignore any body it is sent', async () => {
       const user = await createUser(db);
-      const res = await post(app, '/auth/revokeAndCreateNewAPIKey', { key: user.apiKey, json: '{not json' });
+      const res = await post(app, '/auth/revokeAndCreateNewAPIKey', { ...asDashboard(user), json: '{not json' });
       expect(res.status).toBe(200);
     });
   });
@@ -78,7 +78,7 @@ describe.each(testDatabaseKinds())('account calls on %s', (kind) => {
       ['omitted (removes)', {}, null],
     ])('should accept %s', async (_name, body, expected) => {
       await resetTo(stored);
-      const res = await post(app, '/auth/updateWebhookURL', { key: user.apiKey, json: body });
+      const res = await post(app, '/auth/updateWebhookURL', { ...asDashboard(user), json: body });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ integration_webhook_url: expected });
       expect((await readUser(db, user.id)).integration_webhook_url).toBe(expected);
@@ -86,7 +86,7 @@ describe.each(testDatabaseKinds())('account calls on %s', (kind) => {
 
     it('should remove the URL when no body is sent at all', async () => {
       await resetTo(stored);
-      const res = await post(app, '/auth/updateWebhookURL', { key: user.apiKey });
+      const res = await post(app, '/auth/updateWebhookURL', { ...asDashboard(user) });
       expect(res.status).toBe(200);
       expect((await readUser(db, user.id)).integration_webhook_url).toBeNull();
     });
@@ -101,7 +101,7 @@ describe.each(testDatabaseKinds())('account calls on %s', (kind) => {
       ['too long', { url: `https://example.com/${'a'.repeat(2100)}` }, 'Webhook URL must be at most 2048 characters'],
     ])('should refuse %s and keep the stored URL', async (_name, body, msg) => {
       await resetTo(stored);
-      const res = await post(app, '/auth/updateWebhookURL', { key: user.apiKey, json: body });
+      const res = await post(app, '/auth/updateWebhookURL', { ...asDashboard(user), json: body });
       expect(res.status).toBe(400);
       expect(await expectErrorBody(res)).toEqual({ msg, code: 'invalid_webhook_url' });
       expect((await readUser(db, user.id)).integration_webhook_url).toBe(stored);
@@ -114,7 +114,7 @@ describe.each(testDatabaseKinds())('account calls on %s', (kind) => {
       ['a JSON string body', '"https://x.io"'],
     ])('should answer 400 validation_failed for %s', async (_name, body) => {
       await resetTo(stored);
-      const res = await post(app, '/auth/updateWebhookURL', { key: user.apiKey, json: body });
+      const res = await post(app, '/auth/updateWebhookURL', { ...asDashboard(user), json: body });
       expect(res.status).toBe(400);
       const err = await expectErrorBody(res);
       expect(err.code).toBe('validation_failed');
@@ -172,7 +172,7 @@ describe.each(testDatabaseKinds())('account calls on %s', (kind) => {
         ['/auth/recordReference', { reference: 'from-b', id: a.id }],
         ['/auth/revokeAndCreateNewAPIKey', { id: a.id }],
       ];
-      for (const [path, json] of calls) expect((await post(app, path, { key: b.apiKey, json })).status).toBe(200);
+      for (const [path, json] of calls) expect((await post(app, path, { ...asDashboard(b), json })).status).toBe(200);
 
       expect(await readUser(db, a.id)).toEqual(before);
       const bAfter = await readUser(db, b.id);

@@ -9,7 +9,7 @@ import { createBilling, sandboxOf, type Billing } from '../src/services/billing/
 import { handleBillingEvent } from '../src/services/billing/handle-event.ts';
 import { billingRepository } from '../src/repositories/billing-repository.ts';
 import { createApiApp } from '../src/app.ts';
-import { captureLogger, createUser, post, testApp, testConfig } from './helpers.ts';
+import { asDashboard, captureLogger, createUser, post, testApp, testConfig } from './helpers.ts';
 import { addCard, billingState, card, CARDS, confirm, moveCredits, paymentsOf, postOk, subscribedUser } from './support/billing.ts';
 import { openTestDb } from './support/tasks.ts';
 
@@ -281,7 +281,10 @@ describe.each(testDatabaseKinds())('billing events and auto top-up on %s', (kind
     it('should top up at once when turned on below the threshold through the API', async () => {
       const user = await subscribedUser(app, db);
       await moveCredits(db, user.id, -900);
-      const res = await post(app, '/auth/update-auto-topup', { key: user.apiKey, json: { auto_topup: true, auto_topup_min: 500, auto_topup_amount: '10' } });
+      const res = await post(app, '/auth/update-auto-topup', {
+        ...asDashboard(user),
+        json: { auto_topup: true, auto_topup_min: 500, auto_topup_amount: '10' },
+      });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ auto_topup: true, auto_topup_min: 500, auto_topup_amount: 10 });
       expect((await billingState(db, user.id)).credits).toBe(350);

@@ -1,8 +1,8 @@
 // The money path where an outcome arrives late, twice, out of order or never: auto top-up
 // against a provider whose webhooks are delayed or whose charge call times out after the
 // charge was made, resubscribing after a subscription ended, saving a card that is already
-// saved, invoice numbers under replays, and the database's own limits on the settings the
-// dashboard may write directly.
+// saved, invoice numbers under replays, and the auto top-up settings' one write path (the
+// API; the database still bounds every value).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
@@ -12,7 +12,7 @@ import { maybeAutoTopUp, topUpDueAccounts } from '../src/services/billing/auto-t
 import type { Billing } from '../src/services/billing/billing.ts';
 import { finishAbandonedAttempts } from '../src/services/billing/finish-attempt.ts';
 import { handleBillingEvent } from '../src/services/billing/handle-event.ts';
-import { captureLogger, createUser, post, testApp, type TestUser } from './helpers.ts';
+import { asDashboard, captureLogger, createUser, post, testApp, type TestUser } from './helpers.ts';
 import { addCard, billingState, card, CARDS, confirm, moveCredits, paymentsOf, postOk, subscribedUser } from './support/billing.ts';
 import { openTestDb } from './support/tasks.ts';
 
@@ -278,8 +278,8 @@ describe.each(testDatabaseKinds())('money path on %s', (kind) => {
       expect(state.plan, order).toBe('starter');
       expect(state.next_billing_date, order).not.toBeNull();
       // an active plan: a top-up is allowed, and subscribing to the same plan again is refused
-      expect((await post(app, '/auth/topup', { key: user.apiKey, json: { amount: 10 } })).status, order).toBe(200);
-      expect((await post(app, '/auth/subscribe', { key: user.apiKey, json: { plan: 'starter' } })).status, order).toBe(409);
+      expect((await post(app, '/auth/topup', { ...asDashboard(user), json: { amount: 10 } })).status, order).toBe(200);
+      expect((await post(app, '/auth/subscribe', { ...asDashboard(user), json: { plan: 'starter' } })).status, order).toBe(409);
     }
   });
 
@@ -291,7 +291,9 @@ describe.each(testDatabaseKinds())('money path on %s', (kind) => {
     expect((await confirm(app, user, clientSecret, { card: card(CARDS.visa) })).status).toBe('succeeded');
     const change = await postOk<{ clientSecret: string }>(app, '/auth/subscribe', user, { plan: 'growth' });
     expect((await confirm(app, user, change.clientSecret, { card: card(CARDS.mastercard) })).status).toBe('succeeded');
-    const { paymentMethods } = await (await app.request('/auth/payment-methods', { headers: { authorization: user.apiKey } })).json();
+    const { paymentMethods } = await (
+      await app.request('/auth/payment-methods', { headers: { authorization: user.apiKey, 'x-session-token': user.session } })
+    ).json();
     expect(paymentMethods.map((m: { last4: string }) => m.last4).sort()).toEqual(['4242', '4444']);
     expect(paymentMethods.filter((m: { default: boolean }) => m.default)).toHaveLength(1);
   });
@@ -311,7 +313,7 @@ describe.each(testDatabaseKinds())('money path on %s', (kind) => {
     expect(numbers[1] - numbers[0]).toBe(1);
   });
 
-  describe('the database enforces the auto top-up rules on direct writes', () => {
+  describe('auto top-up settings have one write path, the API', () => {
     /** An update as the dashboard's own session makes it (role authenticated, RLS on). */
     async function updateAsUser(userId: string, set: string): Promise<{ ok: boolean; code?: string; message?: string }> {
       try {
@@ -328,8 +330,13 @@ describe.each(testDatabaseKinds())('money path on %s', (kind) => {
       }
     }
 
-    it('should refuse an amount outside $10 blocks up to the cap, a threshold outside the list, and auto top-up without a card', async () => {
+    it('should refuse every direct write of the settings, while the database still bounds the server’s own', async () => {
       const user = await subscribedUser(app, db);
+      // the dashboard's session may not write them at all (no column grant): POST /auth/update-auto-topup only
+      for (const set of ['auto_topup = true', 'auto_topup_amount = 20', 'auto_topup_min = 500', 'auto_topup_amount = 10000, auto_topup_min = 2500']) {
+        expect(await updateAsUser(user.id, set), set).toMatchObject({ ok: false, code: '42501' });
+      }
+      // the constraints stay: $10 blocks up to the cap, a threshold from the list
       for (const set of [
         'auto_topup_amount = 15',
         'auto_topup_amount = 0',
@@ -337,16 +344,18 @@ describe.each(testDatabaseKinds())('money path on %s', (kind) => {
         'auto_topup_amount = 2147483640',
         'auto_topup_min = 300',
       ]) {
-        expect(await updateAsUser(user.id, set), set).toMatchObject({ ok: false, code: '23514' });
+        await expect(db.query(`update public.mdusers set ${set} where id = $1`, [user.id]), set).rejects.toMatchObject({ code: '23514' });
       }
-      expect(await updateAsUser(user.id, 'auto_topup_amount = 10000, auto_topup_min = 2500')).toEqual({ ok: true });
-      expect(await updateAsUser(user.id, 'auto_topup = true')).toEqual({ ok: true });
+      expect(await billingState(db, user.id)).toMatchObject({ auto_topup: false });
 
-      // a customer with no card on file (never paid, never saved one)
+      // and the API asks the provider for a card before turning it on
       const cardless = await createUser(db);
       await postOk(app, '/auth/createCustomer', cardless);
-      const refused = await updateAsUser(cardless.id, 'auto_topup = true');
-      expect(refused).toMatchObject({ ok: false, code: 'P0001', message: 'Add a payment method before turning on auto top-up' });
+      const refused = await post(app, '/auth/update-auto-topup', {
+        ...asDashboard(cardless),
+        json: { auto_topup: true, auto_topup_min: 250, auto_topup_amount: 10 },
+      });
+      expect(refused.status).toBe(409);
       expect((await billingState(db, cardless.id)).auto_topup).toBe(false);
     });
   });

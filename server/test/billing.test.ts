@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
-import { createUser, expectErrorBody, post, testApp } from './helpers.ts';
+import { asDashboard, createUser, expectErrorBody, post, testApp, type TestUser } from './helpers.ts';
 import { addCard, billingState, card, CARDS, confirm, paymentsOf, pdfText, postOk, subscribedUser } from './support/billing.ts';
 import { openTestDb } from './support/tasks.ts';
 
@@ -102,7 +102,7 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
     await confirm(app, user, other.clientSecret, { card: card(CARDS.visa) });
     expect(await billingState(db, user.id)).toMatchObject({ plan: 'basic', credits: 1000 });
 
-    const same = await post(app, '/auth/subscribe', { key: user.apiKey, json: { plan: 'basic' } });
+    const same = await post(app, '/auth/subscribe', { ...asDashboard(user), json: { plan: 'basic' } });
     expect(same.status).toBe(409);
     expect(await expectErrorBody(same)).toEqual({ code: 'conflict', msg: 'You are already subscribed to this plan' });
 
@@ -115,8 +115,8 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
     ]);
   });
 
-  async function savedCards(user: { apiKey: string }) {
-    const res = await app.request('/auth/payment-methods', { headers: { authorization: user.apiKey } });
+  async function savedCards(user: TestUser) {
+    const res = await app.request('/auth/payment-methods', { headers: { authorization: user.apiKey, 'x-session-token': user.session } });
     expect(res.status).toBe(200);
     return ((await res.json()) as { paymentMethods: { id: string; last4: string; default: boolean }[] }).paymentMethods;
   }
@@ -124,14 +124,14 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
   describe('top-up', () => {
     it('should require an active subscription', async () => {
       const user = await createUser(db);
-      const res = await post(app, '/auth/topup', { key: user.apiKey, json: { amount: 10 } });
+      const res = await post(app, '/auth/topup', { ...asDashboard(user), json: { amount: 10 } });
       expect(res.status).toBe(409);
       expect((await expectErrorBody(res)).msg).toMatch(/requires an active subscription/);
     });
 
     it.each([15, 0, -10, 5, 10.5, 'abc', '1e2', 100_010, null, true, undefined])('should refuse amount %s with the spec message', async (amount) => {
       const user = await subscribedUser(app, db);
-      const res = await post(app, '/auth/topup', { key: user.apiKey, json: amount === undefined ? {} : { amount } });
+      const res = await post(app, '/auth/topup', { ...asDashboard(user), json: amount === undefined ? {} : { amount } });
       expect(res.status).toBe(400);
       expect(await expectErrorBody(res)).toEqual({ code: 'validation_failed', msg: TOPUP_MESSAGE });
     });
@@ -164,7 +164,7 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
   describe('trial', () => {
     it('should offer one trial under 20 concurrent calls, grant it once, then refuse', async () => {
       const user = await createUser(db);
-      const answers = await Promise.all(Array.from({ length: 20 }, () => post(app, '/auth/trial', { key: user.apiKey })));
+      const answers = await Promise.all(Array.from({ length: 20 }, () => post(app, '/auth/trial', { ...asDashboard(user) })));
       expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
       const bodies = (await Promise.all(answers.map((r) => r.json()))) as { clientSecret: string; amount: number; credits: number; days: number }[];
       expect(new Set(bodies.map((b) => b.clientSecret)).size).toBe(1);
@@ -182,14 +182,14 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
       expect(await billingState(db, user.id)).toMatchObject({ trialed: true, credits: 250, plan: 'zero' });
       expect(await paymentsOf(db, user.id)).toEqual([expect.objectContaining({ kind: 'trial', amount: '10.00', credits: 250 })]);
 
-      const again = await Promise.all(Array.from({ length: 3 }, () => post(app, '/auth/trial', { key: user.apiKey })));
+      const again = await Promise.all(Array.from({ length: 3 }, () => post(app, '/auth/trial', { ...asDashboard(user) })));
       expect(again.map((r) => r.status)).toEqual([409, 409, 409]);
       expect((await expectErrorBody(again[0])).msg).toBe('The trial is only available once, to accounts without a plan');
     });
 
     it('should not offer the trial to a user with a plan', async () => {
       const user = await subscribedUser(app, db);
-      const res = await post(app, '/auth/trial', { key: user.apiKey });
+      const res = await post(app, '/auth/trial', { ...asDashboard(user) });
       expect(res.status).toBe(409);
     });
 
@@ -221,7 +221,10 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
         done = await confirm(app, user, clientSecret, answer[1]);
       }
       expect(done.status).toBe(saved ? 'succeeded' : 'requires_payment_method');
-      const add = await post(app, '/auth/add-payment-method', { key: user.apiKey, json: { setupIntentId, paymentMethodId: done.payment_method ?? 'pm_none' } });
+      const add = await post(app, '/auth/add-payment-method', {
+        ...asDashboard(user),
+        json: { setupIntentId, paymentMethodId: done.payment_method ?? 'pm_none' },
+      });
       expect(add.status).toBe(saved ? 200 : 409);
       const cards = await savedCards(user);
       expect(cards).toEqual(saved ? [expect.objectContaining({ last4: number.replace(/\s/g, '').slice(-4), default: true })] : []);
@@ -242,7 +245,7 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
       ]);
       cards = (await postOk<{ paymentMethods: typeof cards }>(app, '/auth/remove-payment-method', user, { paymentMethodId: second })).paymentMethods;
       expect(cards.map((c) => [c.last4, c.default])).toEqual([['4242', true]]);
-      const last = await post(app, '/auth/remove-payment-method', { key: user.apiKey, json: { paymentMethodId: cards[0].id } });
+      const last = await post(app, '/auth/remove-payment-method', { ...asDashboard(user), json: { paymentMethodId: cards[0].id } });
       expect(last.status).toBe(409);
       expect((await savedCards(user)).length).toBe(1);
     });
@@ -262,12 +265,12 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
     const [invoice] = await paymentsOf(db, owner.id);
 
     const attempts = [
-      post(app, '/auth/make-default-payment-method', { key: other.apiKey, json: { paymentMethodId: ownerCard.id } }),
-      post(app, '/auth/remove-payment-method', { key: other.apiKey, json: { paymentMethodId: ownerCard.id } }),
-      post(app, '/auth/add-payment-method', { key: other.apiKey, json: { setupIntentId, paymentMethodId: setup.payment_method } }),
-      post(app, '/billing/sandbox/confirm', { key: other.apiKey, json: { client_secret: clientSecret, card: card(CARDS.visa) } }),
-      post(app, '/auth/gen-invoice', { key: other.apiKey, json: { invoiceId: invoice.invoice_number } }),
-      post(app, '/billing/sandbox/confirm', { key: other.apiKey, json: { client_secret: 'pi_sbx_nope_secret_nope', payment_method: ownerCard.id } }),
+      post(app, '/auth/make-default-payment-method', { ...asDashboard(other), json: { paymentMethodId: ownerCard.id } }),
+      post(app, '/auth/remove-payment-method', { ...asDashboard(other), json: { paymentMethodId: ownerCard.id } }),
+      post(app, '/auth/add-payment-method', { ...asDashboard(other), json: { setupIntentId, paymentMethodId: setup.payment_method } }),
+      post(app, '/billing/sandbox/confirm', { ...asDashboard(other), json: { client_secret: clientSecret, card: card(CARDS.visa) } }),
+      post(app, '/auth/gen-invoice', { ...asDashboard(other), json: { invoiceId: invoice.invoice_number } }),
+      post(app, '/billing/sandbox/confirm', { ...asDashboard(other), json: { client_secret: 'pi_sbx_nope_secret_nope', payment_method: ownerCard.id } }),
     ];
     for (const res of await Promise.all(attempts)) {
       expect(res.status).toBe(404);
@@ -275,7 +278,10 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
     }
     // a card of the owner used in the other user's own checkout is not theirs either
     const topup = await postOk<{ clientSecret: string }>(app, '/auth/topup', other, { amount: 10 });
-    const res = await post(app, '/billing/sandbox/confirm', { key: other.apiKey, json: { client_secret: topup.clientSecret, payment_method: ownerCard.id } });
+    const res = await post(app, '/billing/sandbox/confirm', {
+      ...asDashboard(other),
+      json: { client_secret: topup.clientSecret, payment_method: ownerCard.id },
+    });
     expect(res.status).toBe(404);
     expect((await savedCards(owner)).map((c) => c.id)).toContain(ownerCard.id);
     expect((await billingState(db, other.id)).credits).toBe(1000);
@@ -284,7 +290,7 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
   it('should render the invoice PDF with the number, date, plan, amount and PAID', async () => {
     const user = await subscribedUser(app, db, 'growth');
     const [payment] = await paymentsOf(db, user.id);
-    const res = await post(app, '/auth/gen-invoice', { key: user.apiKey, json: { invoiceId: payment.invoice_number } });
+    const res = await post(app, '/auth/gen-invoice', { ...asDashboard(user), json: { invoiceId: payment.invoice_number } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${payment.invoice_number}.pdf"`);
@@ -297,14 +303,14 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
     expect(text).toContain('Amount: $399.00 USD');
     expect(text).toMatch(/Date: \d{4}-\d{2}-\d{2}/);
 
-    const byRef = await post(app, '/auth/gen-invoice', { key: user.apiKey, json: { invoiceId: payment.provider_ref } });
+    const byRef = await post(app, '/auth/gen-invoice', { ...asDashboard(user), json: { invoiceId: payment.provider_ref } });
     expect(pdfText(new Uint8Array(await byRef.arrayBuffer()))).toContain(`Invoice ${payment.invoice_number}`);
-    const missing = await post(app, '/auth/gen-invoice', { key: user.apiKey, json: { invoiceId: 'INV-0' } });
+    const missing = await post(app, '/auth/gen-invoice', { ...asDashboard(user), json: { invoiceId: 'INV-0' } });
     expect(missing.status).toBe(404);
   });
 
   it('should cancel at the period end, then renew nothing; a live subscription renews with its credits', async () => {
-    const nothing = await post(app, '/auth/cancel', { key: (await createUser(db)).apiKey });
+    const nothing = await post(app, '/auth/cancel', { ...asDashboard(await createUser(db)) });
     expect(nothing.status).toBe(409);
 
     const leaving = await subscribedUser(app, db);
@@ -326,7 +332,10 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
 
   it('should save auto top-up settings, validating them and requiring a card', async () => {
     const fresh = await createUser(db);
-    const noCard = await post(app, '/auth/update-auto-topup', { key: fresh.apiKey, json: { auto_topup: true, auto_topup_min: 250, auto_topup_amount: 10 } });
+    const noCard = await post(app, '/auth/update-auto-topup', {
+      ...asDashboard(fresh),
+      json: { auto_topup: true, auto_topup_min: 250, auto_topup_amount: 10 },
+    });
     expect(noCard.status).toBe(409);
     expect(await expectErrorBody(noCard)).toEqual({ code: 'conflict', msg: 'Add a payment method before turning on auto top-up' });
 
@@ -336,7 +345,7 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
       { auto_topup: true, auto_topup_min: 250, auto_topup_amount: 15 },
       { auto_topup: 'yes', auto_topup_min: 250, auto_topup_amount: 10 },
     ]) {
-      const res = await post(app, '/auth/update-auto-topup', { key: user.apiKey, json: bad });
+      const res = await post(app, '/auth/update-auto-topup', { ...asDashboard(user), json: bad });
       expect(res.status, JSON.stringify(bad)).toBe(400);
     }
     const saved = await postOk(app, '/auth/update-auto-topup', user, { auto_topup: true, auto_topup_min: 500, auto_topup_amount: 20 });
@@ -348,21 +357,21 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
   it('should answer bad input with 4xx in the error contract, never 500', async () => {
     const user = await subscribedUser(app, db);
     const cases: [string, Parameters<typeof post>[2], number][] = [
-      ['/auth/subscribe', { key: user.apiKey, json: { plan: 'gold' } }, 400],
-      ['/auth/subscribe', { key: user.apiKey, json: { plan: 'zero' } }, 400],
-      ['/auth/subscribe', { key: user.apiKey, json: '{"plan":' }, 400],
-      ['/auth/subscribe', { key: user.apiKey, json: { plan: 'basic' }, headers: { 'content-type': 'text/plain' } }, 415],
+      ['/auth/subscribe', { ...asDashboard(user), json: { plan: 'gold' } }, 400],
+      ['/auth/subscribe', { ...asDashboard(user), json: { plan: 'zero' } }, 400],
+      ['/auth/subscribe', { ...asDashboard(user), json: '{"plan":' }, 400],
+      ['/auth/subscribe', { ...asDashboard(user), json: { plan: 'basic' }, headers: { 'content-type': 'text/plain' } }, 415],
       ['/auth/subscribe', { json: { plan: 'basic' } }, 401],
-      ['/auth/topup', { key: user.apiKey, json: [] }, 400],
-      ['/auth/make-default-payment-method', { key: user.apiKey, json: {} }, 400],
-      ['/auth/make-default-payment-method', { key: user.apiKey, json: { paymentMethodId: 'pm_unknown' } }, 404],
-      ['/auth/add-payment-method', { key: user.apiKey, json: { setupIntentId: 'seti_x' } }, 400],
-      ['/auth/add-payment-method', { key: user.apiKey, json: { setupIntentId: 'seti_x', paymentMethodId: 'pm_x' } }, 404],
-      ['/auth/gen-invoice', { key: user.apiKey, json: { invoiceId: '' } }, 400],
-      ['/auth/gen-invoice', { key: user.apiKey, json: { invoiceId: "' or 1=1 --" } }, 404],
-      ['/billing/sandbox/confirm', { key: user.apiKey, json: {} }, 400],
-      ['/billing/sandbox/confirm', { key: user.apiKey, json: { client_secret: 'x', three_d_secure: 'maybe' } }, 400],
-      ['/billing/sandbox/advance-clock', { key: user.apiKey, json: { days: 0 } }, 400],
+      ['/auth/topup', { ...asDashboard(user), json: [] }, 400],
+      ['/auth/make-default-payment-method', { ...asDashboard(user), json: {} }, 400],
+      ['/auth/make-default-payment-method', { ...asDashboard(user), json: { paymentMethodId: 'pm_unknown' } }, 404],
+      ['/auth/add-payment-method', { ...asDashboard(user), json: { setupIntentId: 'seti_x' } }, 400],
+      ['/auth/add-payment-method', { ...asDashboard(user), json: { setupIntentId: 'seti_x', paymentMethodId: 'pm_x' } }, 404],
+      ['/auth/gen-invoice', { ...asDashboard(user), json: { invoiceId: '' } }, 400],
+      ['/auth/gen-invoice', { ...asDashboard(user), json: { invoiceId: "' or 1=1 --" } }, 404],
+      ['/billing/sandbox/confirm', { ...asDashboard(user), json: {} }, 400],
+      ['/billing/sandbox/confirm', { ...asDashboard(user), json: { client_secret: 'x', three_d_secure: 'maybe' } }, 400],
+      ['/billing/sandbox/advance-clock', { ...asDashboard(user), json: { days: 0 } }, 400],
     ];
     for (const [path, opts, status] of cases) {
       const res = await post(app, path, opts);
@@ -380,7 +389,7 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
       [{ three_d_secure: 'approve' }, 'Provide a card'],
     ];
     for (const [body, msg] of confirmCases) {
-      const res = await post(app, '/billing/sandbox/confirm', { key: user.apiKey, json: { client_secret: clientSecret, ...body } });
+      const res = await post(app, '/billing/sandbox/confirm', { ...asDashboard(user), json: { client_secret: clientSecret, ...body } });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await expectErrorBody(res)).msg).toContain(msg);
     }
@@ -434,7 +443,8 @@ describe.each(testDatabaseKinds())('billing calls with the sandbox provider on %
       const [method, path] = route.split(' ');
       const op = doc.paths[path]?.[method];
       expect(op, route).toBeDefined();
-      expect(op.security, route).toEqual([{ apiKey: [] }]);
+      // the catalog is a read: the API key; everything else moves money or shows cards: the dashboard session too
+      expect(op.security, route).toEqual(path === '/billing/config' ? [{ apiKey: [] }] : [{ dashboardSession: [], apiKey: [] }]);
       const refs = [op.requestBody?.content['application/json']?.schema.$ref, op.responses['200'].content?.['application/json']?.schema.$ref].filter(Boolean);
       if (path === '/auth/gen-invoice') expect(op.responses['200'].content?.['application/pdf'], route).toBeDefined();
       for (const ref of refs) expect(doc.components.schemas[ref!.replace('#/components/schemas/', '')].example, `${route} ${ref}`).toBeDefined();

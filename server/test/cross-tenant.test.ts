@@ -11,7 +11,7 @@ describe.each(testDatabaseKinds())('cross-tenant isolation on %s', (kind) => {
   let alice: SupabaseClient;
   let bob: SupabaseClient;
   let a: { id: string; email: string; key: string; taskId: string; archivedId: string };
-  let b: { id: string; email: string; key: string };
+  let b: { id: string; email: string; key: string; session: string };
 
   beforeAll(async () => {
     sb = await startLocalSupabase(kind, { captcha: { enabled: true, hmacKey: 'cross-tenant', maxNumber: 2000, expiresInSeconds: 60 } });
@@ -33,7 +33,7 @@ describe.each(testDatabaseKinds())('cross-tenant isolation on %s', (kind) => {
     await sb.db.query(`insert into payments (user_id, email, plan_name, amount) values ($1, $2, 'basic', 39)`, [sa.user.id, sa.user.email]);
     await sb.db.query(`select apply_credit($1, 100, $2, 'seed')`, [sa.user.id, `seed:${sa.user.id}`]);
     a = { id: sa.user.id, email: sa.user.email!, key: await keyOf(sa.user.id), taskId: task.rows[0].id, archivedId: archived.rows[0].id };
-    b = { id: sbob.user.id, email: sbob.user.email!, key: await keyOf(sbob.user.id) };
+    b = { id: sbob.user.id, email: sbob.user.email!, key: await keyOf(sbob.user.id), session: sbob.access_token };
   });
   afterAll(async () => {
     await alice?.removeAllChannels();
@@ -132,12 +132,28 @@ describe.each(testDatabaseKinds())('cross-tenant isolation on %s', (kind) => {
       ['/auth/recordReference', { reference: 'bob-ref' }],
       ['/auth/revokeAndCreateNewAPIKey', undefined],
     ] as const) {
-      const res = await post(app, path, { key: b.key, json });
+      const res = await post(app, path, { key: b.key, session: b.session, json });
       expect(res.status, path).toBe(200);
       if (path === '/auth/revokeAndCreateNewAPIKey') b.key = ((await res.json()) as { api_key: string }).api_key;
     }
     expect(await aliceRow()).toEqual(before);
     // and A's key is not B's: a forged or stale key gets 401
     expect((await post(app, '/auth/update-onboarding-status', { key: `${a.key.slice(0, -1)}x` })).status).toBe(401);
+  });
+
+  it('API: a session signed in by magic link moves B’s money only; B’s session beside A’s key, or B’s key alone, moves nothing', async () => {
+    const before = await aliceRow();
+    // B's real session (from the local auth) with A's key: refused, whatever the body says
+    const mixed = await post(app, '/auth/updateWebhookURL', { key: a.key, session: b.session, json: { url: 'https://bob.example.com/x' } });
+    expect(mixed.status).toBe(403);
+    // B's key alone cannot turn on auto top-up or rotate a key (a leaked key moves no money)
+    for (const path of ['/auth/update-auto-topup', '/auth/revokeAndCreateNewAPIKey', '/auth/subscribe', '/auth/topup'])
+      expect(
+        (await post(app, path, { key: b.key, json: { auto_topup: true, auto_topup_min: 2500, auto_topup_amount: 10000, plan: 'scale3', amount: 10 } })).status,
+        path,
+      ).toBe(403);
+    // A's token with a byte changed is no session
+    expect((await post(app, '/auth/updateWebhookURL', { key: b.key, session: `${b.session.slice(0, -2)}xx`, json: { url: null } })).status).toBe(401);
+    expect(await aliceRow()).toEqual(before);
   });
 });

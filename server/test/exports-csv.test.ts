@@ -6,7 +6,7 @@ import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
 import { csvCell } from '../src/services/exports/csv.ts';
 import { EXPORT_PAGE_ROWS } from '../src/services/exports/export-csv.ts';
-import { captureLogger, createUser, expectErrorBody, post, testApp, type TestUser } from './helpers.ts';
+import { asDashboard, captureLogger, createUser, expectErrorBody, post, testApp, type TestUser } from './helpers.ts';
 import { openTestDb } from './support/tasks.ts';
 
 /** A minimal RFC 4180 reader (quoted cells, doubled quotes, CRLF), to read the exports back. */
@@ -90,7 +90,7 @@ describe.each(testDatabaseKinds())('CSV exports on %s', (kind) => {
   });
 
   async function link(user: TestUser, body: unknown): Promise<string> {
-    const res = await post(app, '/exports', { key: user.apiKey, json: body });
+    const res = await post(app, '/exports', { ...asDashboard(user), json: body });
     expect(res.status).toBe(200);
     const { url, expires_at } = (await res.json()) as { url: string; expires_at: string };
     expect(Date.parse(expires_at)).toBeGreaterThan(Date.now());
@@ -256,8 +256,8 @@ describe.each(testDatabaseKinds())('CSV exports on %s', (kind) => {
     expect((await app.request('/exports/task-logs.csv')).status).toBe(403);
 
     expect((await post(app, '/exports', { json: { kind: 'task-logs' } })).status).toBe(401);
-    expect((await post(app, '/exports', { key: alice.apiKey, json: { kind: 'invoices' } })).status).toBe(400);
-    expect((await post(app, '/exports', { key: alice.apiKey, json: { kind: 'task-logs', filters: { task_id: 'nope' } } })).status).toBe(400);
+    expect((await post(app, '/exports', { ...asDashboard(alice), json: { kind: 'invoices' } })).status).toBe(400);
+    expect((await post(app, '/exports', { ...asDashboard(alice), json: { kind: 'task-logs', filters: { task_id: 'nope' } } })).status).toBe(400);
     // only the hash is stored
     const { rows } = await db.query<{ token_hash: string }>('select token_hash from public.export_tokens');
     expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
 import { NUL_MESSAGE } from '../src/openapi/nul-guard.ts';
-import { createUser, expectErrorBody, post, type TestUser } from './helpers.ts';
+import { asDashboard, createUser, expectErrorBody, post, type TestUser } from './helpers.ts';
 import { grantCredits, openTestDb, taskHarness, type TaskHarness } from './support/tasks.ts';
 
 const NUL = 'a\u0000b';
@@ -48,7 +48,7 @@ describe.each(testDatabaseKinds())('hostile text on %s', (kind) => {
     user = await createUser(db);
     // enough credits that submissions reach the database
     await grantCredits(db, user.id, 10_000);
-    await post(h.app, '/auth/createCustomer', { key: user.apiKey });
+    await post(h.app, '/auth/createCustomer', { ...asDashboard(user) });
   });
   afterAll(async () => {
     expect(h?.appLog.lines.filter((l) => l.includes('unhandled error')) ?? []).toEqual([]);
@@ -57,15 +57,15 @@ describe.each(testDatabaseKinds())('hostile text on %s', (kind) => {
   });
 
   it.each(NUL_FIELDS)('should answer a NUL in %s %j with 400 naming %s', async (path, body, field) => {
-    const res = await post(h.app, path, { key: user.apiKey, json: body });
+    const res = await post(h.app, path, { ...asDashboard(user), json: body });
     expect(res.status).toBe(400);
     expect(await expectErrorBody(res)).toEqual({ msg: `${field}: ${NUL_MESSAGE}`, code: 'validation_failed' });
   });
 
   it('should answer a NUL deep inside a value, or in a key, with 400 naming where it is', async () => {
-    const deep = await post(h.app, '/auth/topup', { key: user.apiKey, json: { amount: [{ x: [1, NUL] }] } });
+    const deep = await post(h.app, '/auth/topup', { ...asDashboard(user), json: { amount: [{ x: [1, NUL] }] } });
     expect(await expectErrorBody(deep)).toEqual({ msg: `amount.0.x.1: ${NUL_MESSAGE}`, code: 'validation_failed' });
-    const key = await post(h.app, '/auth/topup', { key: user.apiKey, json: { amount: { [NUL]: 1 } } });
+    const key = await post(h.app, '/auth/topup', { ...asDashboard(user), json: { amount: { [NUL]: 1 } } });
     expect(await expectErrorBody(key)).toEqual({ msg: `amount: ${NUL_MESSAGE}`, code: 'validation_failed' });
   });
 
@@ -87,7 +87,7 @@ describe.each(testDatabaseKinds())('hostile text on %s', (kind) => {
     const { rows } = await db.query<{ prompt: string }>('select prompt from public.tasks where id = $1', [task_id]);
     expect(rows[0].prompt).toBe('氟\ufffd');
 
-    const invoice = await post(h.app, '/auth/gen-invoice', { key: user.apiKey, json: { invoiceId: LONE_SURROGATE } });
+    const invoice = await post(h.app, '/auth/gen-invoice', { ...asDashboard(user), json: { invoiceId: LONE_SURROGATE } });
     expect(invoice.status).toBe(404);
   });
 });

@@ -6,7 +6,7 @@ import { createTestDb, testDatabaseKinds } from '@aim/supabase/testing';
 import type { AppEnv } from '../src/context.ts';
 import { ApiError } from '../src/errors.ts';
 import { errorHandler } from '../src/middleware/error-handler/index.ts';
-import { captureLogger, createUser, DASHBOARD_ORIGIN, expectErrorBody, post, testApp, type TestUser } from './helpers.ts';
+import { asDashboard, captureLogger, createUser, DASHBOARD_ORIGIN, expectErrorBody, post, testApp, type TestUser } from './helpers.ts';
 
 const ACCOUNT_PATHS = ['/auth/revokeAndCreateNewAPIKey', '/auth/updateWebhookURL', '/auth/update-onboarding-status', '/auth/recordReference'];
 const UNEXPECTED = 'An unexpected error occured, Please refresh and try again!';
@@ -79,7 +79,7 @@ describe.each(testDatabaseKinds())('HTTP contract on %s', (kind) => {
       ['an empty JSON body', ''],
       ['a lone word', 'undefined'],
     ])('should answer 400 invalid_json for %s', async (_name, body) => {
-      const res = await post(app, '/auth/updateWebhookURL', { key: user.apiKey, json: body });
+      const res = await post(app, '/auth/updateWebhookURL', { ...asDashboard(user), json: body });
       expect(res.status).toBe(400);
       expect(await expectErrorBody(res)).toEqual({ msg: 'Malformed JSON in request body', code: 'invalid_json' });
     });

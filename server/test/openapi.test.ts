@@ -48,6 +48,41 @@ const PUBLIC_OPERATIONS = [
 ];
 
 /**
+ * What moves money or changes credentials: the signed-in dashboard session beside the API key
+ * (docs/decisions/0011-two-credentials.md). A route missing here with that power is a hole.
+ */
+const SESSION_OPERATIONS = [
+  'POST /auth/createCustomer',
+  'POST /auth/subscribe',
+  'POST /auth/topup',
+  'POST /auth/trial',
+  'POST /auth/cancel',
+  'GET /auth/payment-methods',
+  'POST /auth/make-default-payment-method',
+  'POST /auth/remove-payment-method',
+  'POST /auth/create-setup-intent',
+  'POST /auth/add-payment-method',
+  'POST /auth/gen-invoice',
+  'POST /auth/update-auto-topup',
+  'GET /auth/spending-limits',
+  'POST /auth/spending-limits',
+  'POST /billing/sandbox/confirm',
+  'POST /billing/sandbox/advance-clock',
+  'POST /billing/sandbox/refund',
+  'POST /billing/sandbox/dispute',
+  'POST /billing/sandbox/dispute/close',
+  'POST /billing/sandbox/fail-renewal',
+  'POST /auth/revokeAndCreateNewAPIKey',
+  'POST /auth/updateWebhookURL',
+  'GET /auth/webhook-signing-secret',
+  'POST /auth/webhook-signing-secret/rotate',
+  'POST /exports',
+  'GET /auth/api-keys',
+  'POST /auth/api-keys',
+  'POST /auth/api-keys/{id}/revoke',
+];
+
+/**
  * Routes the app registers that are not API endpoints, so the document leaves them out: the
  * document itself and its page, Stripe's own calls to us (signed by Stripe, not for clients),
  * and the operators' probes and Prometheus metrics.
@@ -98,16 +133,26 @@ describe('OpenAPI document and docs page', () => {
 
   it('should list every route: the account calls as POST with apiKey security, /health as public GET', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([...ACCOUNT_PATHS, ...GENERATION_PATHS, '/health']));
-    // everything but the public reads needs the API key
+    expect(doc.components.securitySchemes.dashboardSession).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Session-Token' });
+    // everything but the public reads needs the API key; what moves money or changes credentials, the dashboard session too
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
-        if (PUBLIC_OPERATIONS.includes(`${method.toUpperCase()} ${path}`)) expect(op.security, `${method} ${path}`).toBeUndefined();
-        else expect(op.security, `${method} ${path}`).toEqual([{ apiKey: [] }]);
+        const operation = `${method.toUpperCase()} ${path}`;
+        if (PUBLIC_OPERATIONS.includes(operation)) expect(op.security, operation).toBeUndefined();
+        else if (SESSION_OPERATIONS.includes(operation)) expect(op.security, operation).toEqual([{ dashboardSession: [], apiKey: [] }]);
+        else expect(op.security, operation).toEqual([{ apiKey: [] }]);
       }
+    }
+    for (const operation of SESSION_OPERATIONS) {
+      const [method, path] = operation.split(' ');
+      expect(doc.paths[path]?.[method.toLowerCase()], operation).toBeDefined();
+      expect(Object.keys(doc.paths[path][method.toLowerCase()].responses), operation).toEqual(expect.arrayContaining(['401', '403']));
     }
     for (const path of ACCOUNT_PATHS) {
       expect(Object.keys(doc.paths[path]), path).toEqual(['post']);
-      expect(doc.paths[path].post.security, path).toEqual([{ apiKey: [] }]);
+      expect(doc.paths[path].post.security, path).toEqual(
+        SESSION_OPERATIONS.includes(`POST ${path}`) ? [{ dashboardSession: [], apiKey: [] }] : [{ apiKey: [] }],
+      );
       expect(doc.paths[path].post.summary, path).toBeTruthy();
       expect(Object.keys(doc.paths[path].post.responses), path).toEqual(expect.arrayContaining(['200', '401', '413', '500']));
     }

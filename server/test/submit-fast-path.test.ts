@@ -5,7 +5,7 @@ import { testDatabaseKinds } from '@aim/supabase/testing';
 import { JOB_CHANNEL } from '../src/repositories/job-repository.ts';
 import { createTask, type TaskDeps } from '../src/services/tasks/create-task.ts';
 import { createEngineRegistry } from '../src/services/tasks/engine-registry.ts';
-import { createUser, expectErrorBody, post, testConfig, type TestUser } from './helpers.ts';
+import { asDashboard, createUser, expectErrorBody, post, testConfig, type TestUser } from './helpers.ts';
 import { balanceOf, grantCredits, ledgerOf, openTestDb, scriptedEngine, taskHarness, type TaskHarness } from './support/tasks.ts';
 
 /** `db` with every call it answers recorded (a transaction as BEGIN, its statements, COMMIT). */
@@ -190,7 +190,7 @@ describe.each(testDatabaseKinds())('submit fast path on %s', (kind) => {
     const invalid = await post(h.app, '/pro/imagine', { key: user.apiKey, json: {} });
     expect(invalid.status).toBe(400);
 
-    const rotated = await post(h.app, '/auth/revokeAndCreateNewAPIKey', { key: user.apiKey });
+    const rotated = await post(h.app, '/auth/revokeAndCreateNewAPIKey', { ...asDashboard(user) });
     expect(rotated.status).toBe(200);
     const stale = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'three' } });
     expect(stale.status).toBe(401);

@@ -12,7 +12,7 @@ import { settleSuccess } from '../src/services/tasks/settle-task.ts';
 import { createWebhookService, type WebhookService } from '../src/webhooks/index.ts';
 import { recordCompletionWebhook, sendTaskWebhooks } from '../src/webhooks/task-webhooks.ts';
 import { createTaskWorker } from '../src/workers/task-worker.ts';
-import { captureLogger, createUser, post, type TestUser } from './helpers.ts';
+import { asDashboard, captureLogger, createUser, post, type TestUser } from './helpers.ts';
 import { crashAfterSettlement } from './support/crash-after-settlement.ts';
 import {
   createPostgresDbWithUrl,
@@ -121,7 +121,7 @@ describe.each(testDatabaseKinds())('completion webhooks survive a worker crash a
     await runWorkerThatDiesAfterSettling(succeeded);
 
     // the account's webhook URL this time, and an engine failure (refunded)
-    expect((await post(h.app, '/auth/updateWebhookURL', { key: user.apiKey, json: { url: `${receiverUrl}/account` } })).status).toBe(200);
+    expect((await post(h.app, '/auth/updateWebhookURL', { ...asDashboard(user), json: { url: `${receiverUrl}/account` } })).status).toBe(200);
     const failedRes = await post(h.app, '/flux/imagine', { key: user.apiKey, json: { prompt: 'fail:durable' } });
     const { task_id: failed } = (await failedRes.json()) as { task_id: string };
     await runWorkerThatDiesAfterSettling(failed);

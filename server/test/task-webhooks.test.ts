@@ -8,7 +8,7 @@ import { taskRepository } from '../src/repositories/task-repository.ts';
 import { createTaskEvents } from '../src/services/tasks/task-events.ts';
 import { toTaskView, type TaskView } from '../src/services/tasks/task-view.ts';
 import { sendTaskWebhooks } from '../src/webhooks/task-webhooks.ts';
-import { captureLogger, createUser, post, type TestUser } from './helpers.ts';
+import { asDashboard, captureLogger, createUser, post, type TestUser } from './helpers.ts';
 import { grantCredits, openTestDb, taskHarness, waitForTask, type TaskHarness } from './support/tasks.ts';
 
 interface Received {
@@ -137,7 +137,7 @@ describe.each(testDatabaseKinds())('task webhooks on %s', (kind) => {
   });
 
   it('falls back to the account webhook URL, without an x-webhook-secret', async () => {
-    const set = await post(h.app, '/auth/updateWebhookURL', { key: user.apiKey, json: { url: `${receiverUrl}/account` } });
+    const set = await post(h.app, '/auth/updateWebhookURL', { ...asDashboard(user), json: { url: `${receiverUrl}/account` } });
     expect(set.status).toBe(200);
     const res = await post(h.app, '/flux/imagine', { key: user.apiKey, json: { prompt: 'a blue lake' } });
     const { task_id } = (await res.json()) as { task_id: string };

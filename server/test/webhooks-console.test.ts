@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Db } from '@aim/supabase/db';
 import { createTestDb, testDatabaseKinds } from '@aim/supabase/testing';
 import { createWebhookService, verifyWebhookSignature } from '../src/webhooks/index.ts';
-import { captureLogger, createUser, expectErrorBody, post, testApp, type TestUser } from './helpers.ts';
+import { asDashboard, captureLogger, createUser, expectErrorBody, post, testApp, type TestUser } from './helpers.ts';
 
 // The API Keys screen's webhook console: the signing secret (reveal, rotate with a 24 h overlap),
 // the recent deliveries with their attempts, Resend and Send test event, each for its owner only.
@@ -56,7 +56,8 @@ describe.each(testDatabaseKinds())('webhook console on %s', (kind) => {
     await db.exec('delete from public.webhook_deliveries');
   });
 
-  const get = (path: string, key?: string) => app.request(path, { headers: key ? { authorization: key } : {} });
+  // as the dashboard does: the API key, and the session (the signing secret needs it)
+  const get = (path: string, user?: TestUser) => app.request(path, { headers: user ? { authorization: user.apiKey, 'x-session-token': user.session } : {} });
   const json = async <T>(res: Response | Promise<Response>, status = 200): Promise<T> => {
     const r = await res;
     expect(r.status, await r.clone().text()).toBe(status);
@@ -96,15 +97,15 @@ describe.each(testDatabaseKinds())('webhook console on %s', (kind) => {
 
   it('shows the account signing secret to its owner only, whsec_ + base64 of 32 bytes, the same on every read', async () => {
     expect((await get('/auth/webhook-signing-secret')).status).toBe(401);
-    const res = await get('/auth/webhook-signing-secret', alice.apiKey);
+    const res = await get('/auth/webhook-signing-secret', alice);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const a = await json<Secret>(res);
     expect(a.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(a.secret.slice(6), 'base64')).toHaveLength(32);
     expect(a).toMatchObject({ previous_secret: null, previous_expires_at: null });
-    expect((await json<Secret>(get('/auth/webhook-signing-secret', alice.apiKey))).secret).toBe(a.secret);
+    expect((await json<Secret>(get('/auth/webhook-signing-secret', alice))).secret).toBe(a.secret);
     // another tenant's key reads its own secret, never alice's
-    const b = await json<Secret>(get('/auth/webhook-signing-secret', bob.apiKey));
+    const b = await json<Secret>(get('/auth/webhook-signing-secret', bob));
     expect(b.secret).not.toBe(a.secret);
     // and the client roles cannot read the secrets table at all
     await expect(
@@ -117,16 +118,16 @@ describe.each(testDatabaseKinds())('webhook console on %s', (kind) => {
 
   it('rotates: the old secret signs beside the new one for 24 h (both verify with the official library), then only the new one', async () => {
     const rx = await receiver();
-    const before = await json<Secret>(get('/auth/webhook-signing-secret', alice.apiKey));
-    const rotated = await json<Secret>(post(app, '/auth/webhook-signing-secret/rotate', { key: alice.apiKey }));
+    const before = await json<Secret>(get('/auth/webhook-signing-secret', alice));
+    const rotated = await json<Secret>(post(app, '/auth/webhook-signing-secret/rotate', { ...asDashboard(alice) }));
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(before.secret);
     expect(rotated.previous_secret).toBe(before.secret);
     const expires = new Date(rotated.previous_expires_at as string).getTime();
     expect(expires - new Date(rotated.created_at).getTime()).toBe(24 * HOUR);
-    expect(await json<Secret>(get('/auth/webhook-signing-secret', alice.apiKey))).toEqual(rotated);
+    expect(await json<Secret>(get('/auth/webhook-signing-secret', alice))).toEqual(rotated);
     // bob's secret did not move
-    expect((await json<Secret>(get('/auth/webhook-signing-secret', bob.apiKey))).previous_secret).toBeNull();
+    expect((await json<Secret>(get('/auth/webhook-signing-secret', bob))).previous_secret).toBeNull();
 
     // during the overlap (now): two v1 signatures, the official library verifies with either secret
     let now = new Date();
@@ -152,9 +153,9 @@ describe.each(testDatabaseKinds())('webhook console on %s', (kind) => {
   });
 
   it('a rotation during an overlap drops the oldest secret: only the last two sign', async () => {
-    const first = await json<Secret>(get('/auth/webhook-signing-secret', bob.apiKey));
-    const second = await json<Secret>(post(app, '/auth/webhook-signing-secret/rotate', { key: bob.apiKey }));
-    const third = await json<Secret>(post(app, '/auth/webhook-signing-secret/rotate', { key: bob.apiKey }));
+    const first = await json<Secret>(get('/auth/webhook-signing-secret', bob));
+    const second = await json<Secret>(post(app, '/auth/webhook-signing-secret/rotate', { ...asDashboard(bob) }));
+    const third = await json<Secret>(post(app, '/auth/webhook-signing-secret/rotate', { ...asDashboard(bob) }));
     expect(third.previous_secret).toBe(second.secret);
     expect([third.secret, third.previous_secret]).not.toContain(first.secret);
   });
@@ -169,7 +170,7 @@ describe.each(testDatabaseKinds())('webhook console on %s', (kind) => {
     await svc.enqueue(completion(bob, rx.url));
     await svc.dispatchDue();
 
-    const page = await json<Page>(get('/auth/webhook-deliveries', alice.apiKey));
+    const page = await json<Page>(get('/auth/webhook-deliveries', alice));
     expect(page.deliveries.map((d) => d.id)).toEqual([second, failedFirst]);
     expect(page.next_before).toBeNull();
     const [ok, retrying] = page.deliveries;
@@ -181,20 +182,20 @@ describe.each(testDatabaseKinds())('webhook console on %s', (kind) => {
     expect(new Date(retrying.next_attempt_at as string).getTime()).toBeGreaterThan(Date.now());
     expect(retrying.attempts[0]).toMatchObject({ status_code: 500, response_excerpt: 'answer 1' });
 
-    expect((await json<Page>(get('/auth/webhook-deliveries?status=pending', alice.apiKey))).deliveries.map((d) => d.id)).toEqual([failedFirst]);
-    expect((await json<Page>(get('/auth/webhook-deliveries?status=failed', alice.apiKey))).deliveries).toEqual([]);
-    const first = await json<Page>(get('/auth/webhook-deliveries?limit=1', alice.apiKey));
+    expect((await json<Page>(get('/auth/webhook-deliveries?status=pending', alice))).deliveries.map((d) => d.id)).toEqual([failedFirst]);
+    expect((await json<Page>(get('/auth/webhook-deliveries?status=failed', alice))).deliveries).toEqual([]);
+    const first = await json<Page>(get('/auth/webhook-deliveries?limit=1', alice));
     expect(first.deliveries.map((d) => d.id)).toEqual([second]);
-    const next = await json<Page>(get(`/auth/webhook-deliveries?limit=1&before=${first.next_before}`, alice.apiKey));
+    const next = await json<Page>(get(`/auth/webhook-deliveries?limit=1&before=${first.next_before}`, alice));
     expect(next.deliveries.map((d) => d.id)).toEqual([failedFirst]);
 
     // bob sees only his own; alice's id is no cursor for him
-    const bobs = await json<Page>(get('/auth/webhook-deliveries', bob.apiKey));
+    const bobs = await json<Page>(get('/auth/webhook-deliveries', bob));
     expect(bobs.deliveries).toHaveLength(1);
     expect(bobs.deliveries[0].id).not.toBe(second);
-    expect((await get(`/auth/webhook-deliveries?before=${second}`, bob.apiKey)).status).toBe(400);
-    expect((await get('/auth/webhook-deliveries?status=lost', alice.apiKey)).status).toBe(400);
-    expect((await get('/auth/webhook-deliveries?limit=101', alice.apiKey)).status).toBe(400);
+    expect((await get(`/auth/webhook-deliveries?before=${second}`, bob)).status).toBe(400);
+    expect((await get('/auth/webhook-deliveries?status=lost', alice)).status).toBe(400);
+    expect((await get('/auth/webhook-deliveries?limit=101', alice)).status).toBe(400);
     expect((await get('/auth/webhook-deliveries')).status).toBe(401);
   });
 
@@ -216,7 +217,7 @@ describe.each(testDatabaseKinds())('webhook console on %s', (kind) => {
     expect(await svc.dispatchDue()).toBe(0);
     expect(rx.received.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
     expect(rx.received[1].body).toBe(rx.received[0].body);
-    const [d] = (await json<Page>(get('/auth/webhook-deliveries', alice.apiKey))).deliveries;
+    const [d] = (await json<Page>(get('/auth/webhook-deliveries', alice))).deliveries;
     expect(d).toMatchObject({ id, status: 'delivered', attempt_count: 2 });
     expect(d.attempts.map((a) => a.attempt)).toEqual([1, 2]);
 
@@ -246,11 +247,11 @@ describe.each(testDatabaseKinds())('webhook console on %s', (kind) => {
     const [hit] = rx.received;
     expect(hit.headers['x-webhook-event']).toBe('webhook.test');
     expect(hit.headers['webhook-id']).toBe(queued.id);
-    const { secret } = await json<Secret>(get('/auth/webhook-signing-secret', alice.apiKey));
+    const { secret } = await json<Secret>(get('/auth/webhook-signing-secret', alice));
     expect(new Webhook(secret).verify(hit.body, hit.headers)).toMatchObject({ event: 'webhook.test' });
-    const [d] = (await json<Page>(get('/auth/webhook-deliveries', alice.apiKey))).deliveries;
+    const [d] = (await json<Page>(get('/auth/webhook-deliveries', alice))).deliveries;
     expect(d).toMatchObject({ id: queued.id, event: 'webhook.test', task_id: null, status: 'delivered' });
-    expect((await json<Page>(get('/auth/webhook-deliveries', bob.apiKey))).deliveries.map((x) => x.id)).not.toContain(queued.id);
+    expect((await json<Page>(get('/auth/webhook-deliveries', bob))).deliveries.map((x) => x.id)).not.toContain(queued.id);
     await setWebhookUrl(alice, null);
   });
 

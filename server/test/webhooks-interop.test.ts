@@ -11,7 +11,7 @@ import type { Db } from '@aim/supabase/db';
 import { createTestDb, freePort } from '@aim/supabase/testing';
 import { createWebhookService, type WebhookService } from '../src/webhooks/index.ts';
 import { toStandardSecret } from '../src/webhooks/signature.ts';
-import { captureLogger, createUser, post, testApp, type TestUser } from './helpers.ts';
+import { asDashboard, captureLogger, createUser, post, testApp, type TestUser } from './helpers.ts';
 
 // Real deliveries, verified by the official Standard Webhooks library for Node (`standardwebhooks`)
 // and by the docs' samples in docs/webhooks/, each run for real as the receiver (Node with the
@@ -100,7 +100,7 @@ describe('webhook signatures interoperate with the official library and the docs
     // a rotated account: deliveries carry two signatures for 24 h
     previousSecret = ((await (await app.request('/auth/webhook-signing-secret', { headers: { authorization: user.apiKey } })).json()) as { secret: string })
       .secret;
-    const rotated = (await (await post(app, '/auth/webhook-signing-secret/rotate', { key: user.apiKey })).json()) as { secret: string };
+    const rotated = (await (await post(app, '/auth/webhook-signing-secret/rotate', { ...asDashboard(user) })).json()) as { secret: string };
     accountSecret = rotated.secret;
   });
   afterAll(async () => {

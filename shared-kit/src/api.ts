@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { getRuntimeConfig } from './runtime-config.ts';
 import { useUserRow } from './session.tsx';
+import { getSupabaseClient } from './supabase.ts';
 import { showErrorToast, TOAST_MS } from './toast.tsx';
 
 /** Spec §8: shown when the server gives no message of its own. */
@@ -41,15 +42,22 @@ export type ApiClient = {
 export type ApiClientOptions = {
   baseUrl: string;
   getApiKey: () => string | null | undefined;
+  /**
+   * The signed-in session's access token, sent as X-Session-Token: the calls that move money or
+   * change credentials need it beside the API key (server docs/decisions/0011-two-credentials.md).
+   */
+  getSessionToken?: () => Promise<string | null | undefined>;
   onError?: (message: string) => void;
   fetchImpl?: typeof fetch;
 };
 
-export function createApiClient({ baseUrl, getApiKey, onError, fetchImpl = fetch }: ApiClientOptions): ApiClient {
+export function createApiClient({ baseUrl, getApiKey, getSessionToken, onError, fetchImpl = fetch }: ApiClientOptions): ApiClient {
   async function send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
     const headers: Record<string, string> = {};
     const apiKey = getApiKey();
     if (apiKey) headers.Authorization = apiKey;
+    const sessionToken = await getSessionToken?.().catch(() => null);
+    if (sessionToken) headers['X-Session-Token'] = sessionToken;
     const isForm = typeof FormData !== 'undefined' && options.body instanceof FormData;
     if (options.body !== undefined && !isForm) headers['Content-Type'] = 'application/json';
     let res: Response;
@@ -93,7 +101,16 @@ export function createApiClient({ baseUrl, getApiKey, onError, fetchImpl = fetch
   return client;
 }
 
-/** The API client for the signed-in user: their api_key in Authorization, errors as a ~5 s toast. */
+/** The session's current access token (supabase-js refreshes it first when it has expired). */
+async function currentAccessToken(): Promise<string | null> {
+  const { data } = await getSupabaseClient().auth.getSession();
+  return data.session?.access_token ?? null;
+}
+
+/**
+ * The API client for the signed-in user: their api_key in Authorization (spec §7), the session's
+ * access token in X-Session-Token, errors as a ~5 s toast.
+ */
 export function useApiClient(): ApiClient {
   const { row } = useUserRow();
   const apiKey = row?.api_key ?? null;
@@ -102,6 +119,7 @@ export function useApiClient(): ApiClient {
       createApiClient({
         baseUrl: getRuntimeConfig().apiBaseUrl,
         getApiKey: () => apiKey,
+        getSessionToken: currentAccessToken,
         onError: (message) => showErrorToast(message, TOAST_MS.short),
       }),
     [apiKey],

@@ -14,7 +14,7 @@
 // - PATCH: no change to what a remote can see (fixes behind the same API).
 
 /** The contract version of this shared-kit. Bump it with every change a remote could notice. */
-export const SHARED_KIT_CONTRACT = '1.0.0';
+export const SHARED_KIT_CONTRACT = '2.0.0';
 
 /** The exposed modules the shell mounts from each remote: a remote missing one is refused. */
 export const SHELL_MOUNTS: Record<string, readonly string[]> = {

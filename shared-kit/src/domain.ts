@@ -1,22 +1,11 @@
 // Business constants of spec §3, §4 and §9. Other packages import these instead of restating them.
 
-export const PLAN_IDS = ['basic', 'starter', 'growth', 'scale1', 'scale2', 'scale3', 'scale-c1', 'zero'] as const;
-export type PlanId = (typeof PLAN_IDS)[number];
-
-export type Plan = { id: Exclude<PlanId, 'zero'>; name: string; priceUsd: number; credits: number };
-
-export const PLANS: readonly Plan[] = [
-  { id: 'basic', name: 'Basic', priceUsd: 39, credits: 1000 },
-  { id: 'starter', name: 'Starter', priceUsd: 199, credits: 5500 },
-  { id: 'growth', name: 'Growth', priceUsd: 399, credits: 11000 },
-  { id: 'scale1', name: 'Scale', priceUsd: 2499, credits: 120000 },
-  { id: 'scale2', name: 'Scale', priceUsd: 4999, credits: 240000 },
-  { id: 'scale3', name: 'Scale', priceUsd: 9999, credits: 480000 },
-  { id: 'scale-c1', name: 'Scale', priceUsd: 3100, credits: 156000 },
-];
-
-/** Plan 'zero' means no subscription and is shown as 'free'. */
-export const NO_PLAN: PlanId = 'zero';
+/**
+ * Plan 'zero' means no subscription and is shown as 'free'. Plans, prices, top-up amounts, auto
+ * top-up limits and the trial are not here: the server's catalog is their one source, read by
+ * the billing screens from GET /billing/config.
+ */
+export const NO_PLAN = 'zero';
 
 export function planLabel(plan: string | null | undefined): string {
   return !plan || plan === NO_PLAN ? 'free' : plan;
@@ -24,7 +13,7 @@ export function planLabel(plan: string | null | undefined): string {
 
 export const SCALE_SLIDER = { min: 0.5, max: 4, step: 0.01 } as const;
 
-/** Slider up to 1 gives scale1, up to 2 scale2, above 2 scale3. */
+/** Slider up to 1 gives scale1, up to 2 scale2, above 2 scale3 (their prices come from the catalog). */
 export function scalePlanForSlider(value: number): 'scale1' | 'scale2' | 'scale3' {
   if (value <= 1) return 'scale1';
   if (value <= 2) return 'scale2';
@@ -36,23 +25,8 @@ export function scaleImagesDaily(value: number): number {
   return Math.max(500, Math.round(1000 * value));
 }
 
-/** Top-up amounts in dollars and the credits they buy. */
-export const TOP_UPS: readonly { usd: number; credits: number }[] = [
-  { usd: 10, credits: 250 },
-  { usd: 20, credits: 500 },
-  { usd: 50, credits: 1250 },
-  { usd: 100, credits: 2500 },
-  { usd: 200, credits: 5000 },
-  { usd: 500, credits: 12500 },
-];
-export const CUSTOM_TOP_UP_BLOCK_USD = 10;
-export const CREDITS_PER_BLOCK = 250;
-export const AUTO_TOP_UP_THRESHOLDS = [250, 500, 1250, 2500] as const;
-export const AUTO_TOP_UP_DEFAULTS = { threshold: 250, amountUsd: 10 } as const;
 /** Failed auto top-up payments in a row after which the server turns auto top-up off. */
 export const AUTO_TOP_UP_MAX_FAILURES = 3;
-
-export const TRIAL = { days: 7, priceUsd: 10 } as const;
 
 /**
  * Task statuses as rows carry them (spec §4). Terminal success is `finished` (what the API writes

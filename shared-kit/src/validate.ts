@@ -1,9 +1,8 @@
-import { AI_PHOTO, CUSTOM_TOP_UP_BLOCK_USD } from './domain.ts';
+import { AI_PHOTO } from './domain.ts';
 
 export const MESSAGES = {
   webhookUrl: 'Enter a valid webhook URL or leave blank to remove the webhook URL',
   webhookScheme: 'Webhook must start with http:// or https://',
-  customTopUp: 'Enter a valid custom amount (multiples of $10)',
   captchaMissing: 'Please complete the security check',
   captchaFailed: 'Security check failed',
   captchaExpired: 'Security check expired',
@@ -35,17 +34,9 @@ export function validateWebhookScheme(value: string): Validation {
   return !v || /^https?:\/\//i.test(v) ? ok : { ok: false, message: MESSAGES.webhookScheme };
 }
 
-/** Custom top-up input: keep digits only. */
+/** Custom top-up input: keep digits only (the billing remote checks the amount against the server's catalog). */
 export function digitsOnly(value: string): string {
   return value.replace(/\D+/g, '');
-}
-
-/** A whole number of $10 blocks, at least one. Returns the dollar amount. */
-export function parseCustomTopUp(value: string): { ok: true; usd: number } | { ok: false; message: string } {
-  const digits = digitsOnly(value);
-  const usd = digits ? Number(digits) : 0;
-  if (usd >= CUSTOM_TOP_UP_BLOCK_USD && usd % CUSTOM_TOP_UP_BLOCK_USD === 0) return { ok: true, usd };
-  return { ok: false, message: MESSAGES.customTopUp };
 }
 
 export function validateTriggerWord(value: string): Validation {

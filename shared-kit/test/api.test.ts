@@ -27,6 +27,28 @@ describe('createApiClient', () => {
     expect(init?.body).toBe('{"prompt":"cat"}');
   });
 
+  it('sends the signed-in session as X-Session-Token beside the api key, and nothing when there is none', async () => {
+    const fetchImpl = fakeFetch(200, {});
+    let token: string | null = 'eyJ.session.token';
+    const api = createApiClient({ baseUrl: '', getApiKey: () => 'key-123', getSessionToken: async () => token, fetchImpl });
+    await api.post('/auth/topup', { amount: 10 });
+    expect(fetchImpl.mock.calls[0]![1]?.headers).toEqual({
+      Authorization: 'key-123',
+      'X-Session-Token': 'eyJ.session.token',
+      'Content-Type': 'application/json',
+    });
+    token = null;
+    await api.get('/account');
+    expect(fetchImpl.mock.calls[1]![1]?.headers).toEqual({ Authorization: 'key-123' });
+  });
+
+  it('still sends the call when reading the session fails (the server answers session_required)', async () => {
+    const fetchImpl = fakeFetch(200, {});
+    const api = createApiClient({ baseUrl: '', getApiKey: () => 'k', getSessionToken: () => Promise.reject(new Error('storage')), fetchImpl });
+    await api.get('/account');
+    expect(fetchImpl.mock.calls[0]![1]?.headers).toEqual({ Authorization: 'k' });
+  });
+
   it.each([
     [400, { errors: [{ msg: 'Prompt is required' }] }, 'Prompt is required'],
     [500, { oops: true }, DEFAULT_API_ERROR],

@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MESSAGES,
-  captchaErrorKind,
-  digitsOnly,
-  isValidEmail,
-  parseCustomTopUp,
-  validateTriggerWord,
-  validateWebhookScheme,
-  validateWebhookUrl,
-} from '../src/validate.ts';
+import { MESSAGES, captchaErrorKind, digitsOnly, isValidEmail, validateTriggerWord, validateWebhookScheme, validateWebhookUrl } from '../src/validate.ts';
 
 describe('isValidEmail', () => {
   it.each([
@@ -54,20 +45,6 @@ describe('custom top-up', () => {
     ['abc', ''],
     ['40', '40'],
   ])('digitsOnly(%s) -> %s', (value, expected) => expect(digitsOnly(value)).toBe(expected));
-
-  it.each([
-    ['10', 10],
-    ['250', 250],
-    ['$1,000', 1000],
-    ['0', null],
-    ['5', null],
-    ['15', null],
-    ['', null],
-  ])('parseCustomTopUp(%s) -> %s', (value, usd) => {
-    const result = parseCustomTopUp(value);
-    if (usd === null) expect(result).toEqual({ ok: false, message: MESSAGES.customTopUp });
-    else expect(result).toEqual({ ok: true, usd });
-  });
 });
 
 describe('validateTriggerWord', () => {

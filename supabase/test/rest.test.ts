@@ -275,10 +275,10 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
     }
   });
 
-  it('RLS and grants on mdusers writes', async () => {
+  it('RLS and grants on mdusers writes: none from clients, auto top-up settings included (the API is their one write path)', async () => {
     const other = await b.client.from('mdusers').update({ auto_topup: true }).eq('id', a.id).select();
-    expect(other.error).toBeNull();
-    expect(other.data).toEqual([]);
+    expect(other.status).toBe(403);
+    expect(other.error?.code).toBe('42501');
     const aRow = await running.db.query<{ auto_topup: boolean }>('select auto_topup from public.mdusers where id = $1', [a.id]);
     expect(aRow.rows[0].auto_topup).toBe(false);
     for (const patch of [{ credits: 1_000_000 }, { plan: 'scale3' }, { api_key: 'x'.repeat(64) }, { auto_topup: true, credits: 5 }]) {
@@ -288,31 +288,30 @@ describe.each(testDatabaseKinds())('local PostgREST with supabase-js on %s', (ki
     }
     const anonWrite = await anon.from('mdusers').update({ auto_topup: true }).eq('id', b.id);
     expect(anonWrite.status).toBe(401);
-    // auto top-up on only with a saved card (the API server mirrors it into has_default_card)
-    const noCard = await b.client.from('mdusers').update({ auto_topup: true }).eq('id', b.id);
-    expect(noCard.status).toBe(400);
-    expect(noCard.error).toMatchObject({ code: 'P0001', message: 'Add a payment method before turning on auto top-up' });
-    // amounts in $10 blocks up to $10,000 only, whatever the client sends
-    for (const amount of [15, 10_010, 2_147_483_640]) {
-      const r = await b.client.from('mdusers').update({ auto_topup_amount: amount }).eq('id', b.id);
-      expect(r.status, String(amount)).toBe(400);
-      expect(r.error?.code).toBe('23514');
-    }
+    // auto top-up settings and spending controls go through POST /auth/update-auto-topup and
+    // /auth/spending-limits only (20261128000400_spending_controls.sql), even with a card on file
     await running.db.query('update public.mdusers set has_default_card = true where id = $1', [b.id]);
+    for (const patch of [
+      { auto_topup: true },
+      { auto_topup: false },
+      { auto_topup_amount: 20 },
+      { auto_topup_min: 500 },
+      { auto_topup: true, auto_topup_amount: 20, auto_topup_min: 500 },
+      { monthly_spend_limit: 100 },
+      { auto_topup_max_per_day: 20 },
+      { auto_topup_monthly_cap: 1000 },
+      { low_balance_alert_at: 100 },
+    ]) {
+      const r = await b.client.from('mdusers').update(patch).eq('id', b.id);
+      expect(r.status, JSON.stringify(patch)).toBe(403);
+      expect(r.error?.code).toBe('42501');
+    }
     const own = await b.client
       .from('mdusers')
-      .update({ auto_topup: true, auto_topup_amount: 20, auto_topup_min: 500 })
+      .select('auto_topup,auto_topup_amount,auto_topup_min,auto_topup_monthly_cap,credits,plan')
       .eq('id', b.id)
-      .select('auto_topup,auto_topup_amount,auto_topup_min,credits,plan')
       .single();
-    expect(own.error).toBeNull();
-    expect(own.status).toBe(200);
-    expect(own.data).toEqual({ auto_topup: true, auto_topup_amount: 20, auto_topup_min: 500, credits: 0, plan: 'zero' });
-    const minimal = await b.client.from('mdusers').update({ auto_topup: false }).eq('id', b.id);
-    expect(minimal).toMatchObject({ status: 204, error: null, data: null });
-    const check = await b.client.from('mdusers').update({ auto_topup_min: 7 }).eq('id', b.id);
-    expect(check.status).toBe(400);
-    expect(check.error?.code).toBe('23514');
+    expect(own.data).toEqual({ auto_topup: false, auto_topup_amount: 10, auto_topup_min: 250, auto_topup_monthly_cap: 500, credits: 0, plan: 'zero' });
     const insert = await b.client.from('tasks').insert({ user_id: b.id, email: b.email, type: 'imagine' });
     expect(insert.status).toBe(403);
   });

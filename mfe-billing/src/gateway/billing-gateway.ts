@@ -6,14 +6,22 @@ import { useMemo } from 'react';
 import { ApiError, DEFAULT_API_ERROR, useApiClient, type ApiClient } from '@aim/shared-kit/api';
 import { useUserRow } from '@aim/shared-kit/session';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import type { SpendingLimits, SpendingLimitsInput } from './spending-limits.ts';
 
 type ProviderKind = 'sandbox' | 'stripe';
 
-/** GET /billing/config: which payment form to show, and the server's catalog. */
+/** A plan of the server's catalog (server/src/billing/catalog.ts), its price in dollars. */
+export type CatalogPlan = { id: string; label: string; amount: number; credits: number };
+
+/**
+ * GET /billing/config: which payment form to show, and the server's catalog. The one source of
+ * plans, prices, top-up amounts, auto top-up limits and the trial: read it with useBillingConfig().
+ */
 export type BillingConfig = {
   provider: ProviderKind;
   /** Stripe only: the publishable key Stripe.js is initialised with. */
   publishable_key?: string | null;
+  plans: CatalogPlan[];
   topup: { presets: number[]; block_dollars: number; credits_per_block: number; max_dollars: number };
   trial: { amount: number; credits: number; days: number };
   auto_topup: { thresholds: number[]; default_min: number; default_amount: number };
@@ -61,6 +69,10 @@ export type BillingGateway = {
   invoices(email: string): Promise<Invoice[]>;
   invoicePdf(invoiceNumber: string): Promise<Blob>;
   saveAutoTopUp(input: AutoTopUpInput): Promise<void>;
+  /** GET /auth/spending-limits: the spending controls, this month's usage and the last refusals. */
+  spendingLimits(): Promise<SpendingLimits>;
+  /** POST /auth/spending-limits: saves the fields given; answers the controls as saved. */
+  saveSpendingLimits(input: SpendingLimitsInput): Promise<SpendingLimits>;
   sandboxConfirm(input: SandboxConfirmInput): Promise<SandboxConfirmResult>;
 };
 
@@ -108,6 +120,8 @@ function createBillingGateway(api: ApiClient, supabase: SupabaseClient, apiKey: 
     },
     invoicePdf: (invoiceNumber) => api.blob('POST', '/auth/gen-invoice', { ...quiet, body: { invoiceId: invoiceNumber } }),
     saveAutoTopUp: async (input) => void (await post('/auth/update-auto-topup', input)),
+    spendingLimits: () => api.get<SpendingLimits>('/auth/spending-limits', quiet),
+    saveSpendingLimits: (input) => post('/auth/spending-limits', input),
     sandboxConfirm: ({ clientSecret, card, threeDSecure }) =>
       post('/billing/sandbox/confirm', { client_secret: clientSecret, ...(card ? { card } : {}), ...(threeDSecure ? { three_d_secure: threeDSecure } : {}) }),
   };

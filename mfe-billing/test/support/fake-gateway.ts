@@ -2,10 +2,21 @@ import { vi } from 'vitest';
 import { ApiError } from '@aim/shared-kit/api';
 import type { BillingAccount } from '../../src/gateway/account.ts';
 import type { BillingConfig, BillingGateway, PaymentMethod, SandboxConfirmResult } from '../../src/gateway/billing-gateway.ts';
+import type { SpendingLimits } from '../../src/gateway/spending-limits.ts';
 import type { Notices } from '../../src/notices.ts';
 
+/** The server's catalog as GET /billing/config answers it today (server/src/billing/catalog.ts). */
 export const sandboxConfig: BillingConfig = {
   provider: 'sandbox',
+  plans: [
+    { id: 'basic', label: 'Basic', amount: 39, credits: 1000 },
+    { id: 'starter', label: 'Starter', amount: 199, credits: 5500 },
+    { id: 'growth', label: 'Growth', amount: 399, credits: 11000 },
+    { id: 'scale1', label: 'Scale 1', amount: 2499, credits: 120000 },
+    { id: 'scale2', label: 'Scale 2', amount: 4999, credits: 240000 },
+    { id: 'scale3', label: 'Scale 3', amount: 9999, credits: 480000 },
+    { id: 'scale-c1', label: 'Scale C1', amount: 3100, credits: 156000 },
+  ],
   topup: { presets: [10, 20, 50, 100, 200, 500], block_dollars: 10, credits_per_block: 250, max_dollars: 10000 },
   trial: { amount: 10, credits: 250, days: 7 },
   auto_topup: { thresholds: [250, 500, 1250, 2500], default_min: 250, default_amount: 10 },
@@ -54,6 +65,20 @@ export const confirmed = (status: string, over: Partial<SandboxConfirmResult> = 
   ...over,
 });
 
+/** GET /auth/spending-limits as the server answers it for a new account (defaults, nothing spent), with `over` applied. */
+export function spendingLimits(over: Partial<SpendingLimits> = {}): SpendingLimits {
+  return {
+    monthly_spend_limit: null,
+    auto_topup_max_per_day: 3,
+    auto_topup_monthly_cap: 500,
+    low_balance_alert_at: null,
+    usage: { month_spend: 0, auto_topup_month: 0, auto_topups_today: 0 },
+    last_refusal: { topup: null, auto_topup: null },
+    defaults: { monthly_spend_limit: null, auto_topup_max_per_day: 3, auto_topup_monthly_cap: 500, low_balance_alert_at: null },
+    ...over,
+  };
+}
+
 /** An API failure as the client raises it: the server's message, or the default text. */
 export const apiError = (message: string, status = 409) => new ApiError(message, status);
 
@@ -75,6 +100,8 @@ export function fakeGateway(over: Partial<BillingGateway> = {}): BillingGateway 
     invoices: vi.fn(async () => []),
     invoicePdf: vi.fn(async () => new Blob(['%PDF-'], { type: 'application/pdf' })),
     saveAutoTopUp: vi.fn(async () => undefined),
+    spendingLimits: vi.fn(async () => spendingLimits()),
+    saveSpendingLimits: vi.fn(async (input) => spendingLimits(input)),
     sandboxConfirm: vi.fn(async () => confirmed('succeeded')),
     ...over,
   };

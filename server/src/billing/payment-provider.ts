@@ -87,6 +87,25 @@ export interface PaymentProvider {
   /** Stops renewal at the period end (Stripe: cancel_at_period_end). */
   cancelSubscription(input: { customerId: string; subscriptionId: string }): Promise<{ currentPeriodEnd: Date | null }>;
 
+  /** Renews again after a cancel at period end (Stripe: cancel_at_period_end false). */
+  resumeSubscription(input: { customerId: string; subscriptionId: string }): Promise<void>;
+
+  /**
+   * Gives up an unpaid subscription checkout: its open invoice is voided and, when the
+   * subscription was never paid (incomplete), the subscription is cancelled. An invoice paid
+   * meanwhile is left alone (the one-live-subscription rule in handle-event.ts deals with it).
+   */
+  abandonSubscriptionCheckout(input: { customerId: string; invoiceId: string }): Promise<void>;
+
+  /** The subscription's status at the provider now (Stripe's statuses; another customer's is resource_missing). */
+  subscriptionStatus(customerId: string, subscriptionId: string): Promise<string>;
+
+  /** Ends a subscription at once, without proration (Stripe: DELETE /v1/subscriptions/:id). Ending an ended one is a no-op. */
+  cancelSubscriptionNow(input: { customerId: string; subscriptionId: string }): Promise<void>;
+
+  /** Refunds an invoice's payment in full (Stripe: refunds.create on its payment intent); the same key refunds once. */
+  refundInvoicePayment(input: { customerId: string; invoiceId: string; idempotencyKey: string }): Promise<{ chargeId: string; amountCents: number }>;
+
   /** A one-off, on-session payment that also saves the card for later (setup_future_usage off_session). */
   createPaymentIntent(input: {
     customerId: string;
@@ -130,6 +149,12 @@ interface EventBase {
   customerId: string;
 }
 
+/**
+ * The payment whose credits a charge carried: the source key of its grant, `pi:<intent>` for
+ * a top-up, trial or auto top-up, `in:<invoice>` for a plan; null when it is none of ours.
+ */
+type PaymentRef = string | null;
+
 /** The provider events billing reacts to (Stripe webhook names, normalized fields). */
 export type BillingEvent =
   | (EventBase & {
@@ -163,6 +188,39 @@ export type BillingEvent =
       paymentMethodId: string | null;
     })
   | (EventBase & { type: 'setup_intent.succeeded'; setupIntentId: string; paymentMethodId: string })
-  | (EventBase & { type: 'customer.subscription.deleted'; subscriptionId: string });
+  | (EventBase & { type: 'customer.subscription.deleted'; subscriptionId: string })
+  | (EventBase & {
+      type: 'customer.subscription.updated';
+      subscriptionId: string;
+      /** The plan of its price (null: not a catalog price). */
+      plan: PlanId | null;
+      status: 'active' | 'past_due' | 'incomplete' | 'canceled';
+      currentPeriodEnd: Date | null;
+      cancelAtPeriodEnd: boolean;
+    })
+  | (EventBase & {
+      type: 'invoice.payment_failed';
+      invoiceId: string;
+      subscriptionId: string;
+      billingReason: string;
+    })
+  | (EventBase & {
+      /** Stripe's charge.refunded: the total refunded so far, whatever the number of refunds. */
+      type: 'charge.refunded';
+      chargeId: string;
+      paymentRef: PaymentRef;
+      amountCents: number;
+      amountRefundedCents: number;
+    })
+  | (EventBase & {
+      type: 'charge.dispute.created' | 'charge.dispute.closed';
+      disputeId: string;
+      chargeId: string;
+      paymentRef: PaymentRef;
+      chargeAmountCents: number;
+      amountCents: number;
+      /** open for created; won (funds back: won, warning_closed, prevented) or lost for closed. */
+      status: 'open' | 'won' | 'lost';
+    });
 
 export type BillingEventSink = (event: BillingEvent) => Promise<void>;

@@ -11,6 +11,8 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_MAX_BODY_BYTES } from '../config.ts';
 import { ApiError, type ErrorCode, UNEXPECTED_ERROR_MESSAGE } from '../errors.ts';
 import type { OpenApiDocument } from './document.ts';
+import { SESSION_SCHEME } from './schemas.ts';
+import { SESSION_INVALID_MESSAGE, SESSION_REQUIRED_MESSAGE } from '../services/auth/authenticate-session.ts';
 import { renderWebhooksSection } from './webhooks-section.ts';
 
 // The slice of OpenAPI 3.1 / JSON Schema this page reads.
@@ -85,9 +87,33 @@ const ERROR_CODES: Record<ErrorCode, { meaning: string; messages?: string[] }> =
   bad_request: { meaning: 'A request the endpoint cannot act on, for a reason its message gives.' },
   engine_unavailable: { meaning: 'No engine runs this kind of task on this server (e.g. a simulated engine outside embedded mode); nothing was charged.' },
   missing_api_key: { meaning: 'No Authorization header.', messages: ['Missing API key'] },
-  invalid_api_key: { meaning: 'The key is unknown (rotated keys stop working at once).' },
+  invalid_api_key: { meaning: 'The key is unknown (rotated keys stop working at once), or a named key was revoked.' },
+  api_key_expired: { meaning: 'A named API key past its expiry date.', messages: ['API key expired'] },
+  invalid_session: {
+    meaning: 'A dashboard-session call whose session token (X-Session-Token) is invalid, expired, or from a session that signed out.',
+    messages: [SESSION_INVALID_MESSAGE],
+  },
+  session_required: {
+    meaning:
+      'A call that moves money or changes credentials (plans, top-ups, cards, auto top-up, API keys, webhook URL and signing secret, exports) sent with the API key alone: it needs the signed-in dashboard session.',
+    messages: [SESSION_REQUIRED_MESSAGE],
+  },
   insufficient_credits: { meaning: 'Your balance does not cover the task’s price; no task was created.' },
+  api_key_credit_limit: {
+    meaning:
+      'The named API key’s monthly credit limit (its tasks this calendar month, UTC, refunds deducted, plus this one) would be exceeded; no task was created.',
+    messages: ["This API key's monthly credit limit (5000) is reached"],
+  },
+  account_on_hold: {
+    meaning:
+      'The account is on hold: a payment was disputed, the balance is negative after a refund, or (for top-ups) the last renewal payment failed. No task or payment was started.',
+  },
   forbidden: { meaning: 'The thing exists but may not be used this way (e.g. an expired download link).' },
+  insufficient_scope: {
+    meaning:
+      'A named API key without the scope the endpoint needs: `generate` to submit tasks and upload, `read` for /account and the webhook deliveries (either for /fetch); account and billing calls take the primary key only.',
+    messages: ['This API key lacks the generate scope', 'This API key lacks the read scope'],
+  },
   not_found: { meaning: 'No such thing of yours: an unknown id and another account’s id answer the same.' },
   conflict: { meaning: 'The request does not fit the current state, e.g. a follow-up of a task that has not finished.' },
   payload_too_large: { meaning: 'The body is over its size limit (see Rate limits and sizes).' },
@@ -207,9 +233,15 @@ function bodyFields(schema: SchemaLike | undefined, schemas: Schemas): FieldRow[
   return Object.entries(resolved?.properties ?? {}).map(([name, s]) => ({ name, required: required.has(name), schema: s }));
 }
 
+/** Operations that move money or change credentials (openapi/schemas.ts dashboardSecurity). */
+function needsSession(op: { security?: Record<string, string[]>[] }): boolean {
+  return Boolean(op.security?.some((s) => SESSION_SCHEME in s));
+}
+
 function curlSample(baseUrl: string, { method, path, op }: Op, contentType: string | undefined, body: unknown, schemas: Schemas): string {
   const lines = [`curl -X ${method.toUpperCase()} '${baseUrl}${path}'`];
   if (op.security?.length) lines.push(`  -H 'Authorization: YOUR_API_KEY'`);
+  if (needsSession(op)) lines.push(`  -H 'X-Session-Token: YOUR_DASHBOARD_ACCESS_TOKEN'`);
   if (contentType === 'multipart/form-data') {
     const fields = bodyFields(op.requestBody?.content?.[contentType]?.schema, schemas);
     for (const f of fields) lines.push(`  -F '${f.name}=${resolve(f.schema, schemas)?.format === 'binary' ? '@./file' : 'value'}'`);
@@ -249,7 +281,13 @@ function renderOperation(baseUrl: string, entry: Op, schemas: Schemas): string {
   <h3 id="${escapeHtml(id)}-title"><span class="method ${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3>
   ${op.summary ? `<p class="summary">${escapeHtml(op.summary)}</p>` : ''}
   ${op.description ? `<p>${escapeHtml(op.description)}</p>` : ''}
-  <p class="auth">${op.security?.length ? 'Requires your API key in the <code>Authorization</code> header.' : 'No authentication.'}</p>
+  <p class="auth">${
+    needsSession(op)
+      ? 'Dashboard only: moves money or changes credentials, so it needs the signed-in dashboard session (<code>X-Session-Token</code>) beside your API key. The API key alone answers 403 <code>session_required</code>.'
+      : op.security?.length
+        ? 'Requires your API key in the <code>Authorization</code> header.'
+        : 'No authentication.'
+  }</p>
   ${params ? `<h4>Parameters</h4>${params}` : ''}
   ${
     op.requestBody

@@ -4,7 +4,8 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import type { ApiConfig } from '../config.ts';
-import { API_KEY_SCHEME } from './schemas.ts';
+import { SESSION_HEADER } from '../services/auth/authenticate-session.ts';
+import { API_KEY_SCHEME, SESSION_SCHEME } from './schemas.ts';
 
 export type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
 
@@ -19,6 +20,13 @@ export function openApiDocument<E extends Env>(app: OpenAPIHono<E>, config: ApiC
     name: 'Authorization',
     description: 'Your API key from the API Keys page, as the raw key or as `Bearer <key>`.',
   });
+  app.openAPIRegistry.registerComponent('securitySchemes', SESSION_SCHEME, {
+    type: 'apiKey',
+    in: 'header',
+    name: SESSION_HEADER,
+    description:
+      'The signed-in dashboard session: its Supabase access token. Required, beside the API key, by every call that moves money or changes credentials (plans, top-ups, cards, auto top-up, API keys, webhook URL and signing secret, exports); the API key alone answers 403 session_required.',
+  });
   let document: OpenApiDocument | undefined;
   return () =>
     (document ??= app.getOpenAPI31Document({
@@ -29,6 +37,7 @@ export function openApiDocument<E extends Env>(app: OpenAPIHono<E>, config: ApiC
         description:
           'The AI media provider API, compatible with the APIFRAME v1 API: put your API key in the Authorization header (raw, or as Bearer), ' +
           'submit a task, then poll POST /fetch (or receive its webhook) until its status is finished or failed. ' +
+          'Calls that move money or change credentials (billing, cards, keys, the webhook URL and signing secret, exports) are the dashboard’s: they also need its signed-in session in X-Session-Token. ' +
           'Every error answers { "message", "errors": [{ "msg", "code" }] }, message being errors[0].msg.',
       },
       servers: [{ url: config.publicUrl }],

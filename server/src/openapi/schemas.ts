@@ -4,11 +4,18 @@
  */
 import { z } from '@hono/zod-openapi';
 import { UNEXPECTED_ERROR_MESSAGE } from '../errors.ts';
+import { SESSION_INVALID_MESSAGE, SESSION_REQUIRED_MESSAGE } from '../services/auth/authenticate-session.ts';
 
 /** Name of the security scheme in the OpenAPI document (the Authorization header). */
 export const API_KEY_SCHEME = 'apiKey';
 
 export const apiKeySecurity = [{ [API_KEY_SCHEME]: [] as string[] }];
+
+/** Name of the dashboard-session scheme (the X-Session-Token header). */
+export const SESSION_SCHEME = 'dashboardSession';
+
+/** Calls that move money or change credentials: the dashboard session, with the API key beside it. */
+export const dashboardSecurity = [{ [SESSION_SCHEME]: [] as string[], [API_KEY_SCHEME]: [] as string[] }];
 
 const ErrorResponseSchema = z
   .object({
@@ -42,10 +49,27 @@ function errorResponse(description: string, example: { msg: string; code: string
 /** The error answers any API-key route can give, to spread into its `responses`. */
 export const authedErrorResponses = {
   401: errorResponse('Missing or unknown API key.', { msg: 'Invalid API key', code: 'invalid_api_key' }),
+  403: errorResponse('A named API key without the scope this call needs (docs/decisions/0013-named-scoped-api-keys.md).', {
+    msg: 'This API key lacks the generate scope',
+    code: 'insufficient_scope',
+  }),
   413: errorResponse('Request body over the size limit.', { msg: 'Request body is too large', code: 'payload_too_large' }),
   500: errorResponse('Unexpected server error (logged with the request id).', {
     msg: UNEXPECTED_ERROR_MESSAGE,
     code: 'internal_error',
+  }),
+} as const;
+
+/** The error answers of a route that needs the dashboard session (dashboardSecurity). */
+export const dashboardErrorResponses = {
+  ...authedErrorResponses,
+  401: errorResponse('Missing or unknown API key, or a dashboard session that expired or was signed out.', {
+    msg: SESSION_INVALID_MESSAGE,
+    code: 'invalid_session',
+  }),
+  403: errorResponse('The API key alone: this call needs the signed-in dashboard session (X-Session-Token).', {
+    msg: SESSION_REQUIRED_MESSAGE,
+    code: 'session_required',
   }),
 } as const;
 

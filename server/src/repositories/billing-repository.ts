@@ -19,6 +19,8 @@ export interface BillingAccount {
   auto_topup_amount: number;
   auto_topup_failures: number;
   auto_topup_disabled_reason: string | null;
+  /** A spending control refused the last auto top-up: not tried again before this. */
+  auto_topup_refused_until: Date | null;
 }
 
 export interface SubscriptionState {
@@ -71,9 +73,41 @@ export interface AutoTopUpSettings {
 }
 
 const ACCOUNT_COLUMNS = `id, email, credits, plan, customer_id, next_billing_date, trialed, auto_topup, auto_topup_min,
-  auto_topup_amount, auto_topup_failures, auto_topup_disabled_reason`;
+  auto_topup_amount, auto_topup_failures, auto_topup_disabled_reason, auto_topup_refused_until`;
 const ATTEMPT_COLUMNS = 'id, user_id, amount_cents, credits, intent_id, payment_method_id, created_at';
 const SETTINGS_COLUMNS = 'auto_topup, auto_topup_min, auto_topup_amount, auto_topup_failures, auto_topup_disabled_reason';
+
+/** A charge a spending control refused (recorded in billing_charge_refusals). */
+export interface ChargeRefusal {
+  refused: true;
+  reason: RefusalReason;
+  message: string;
+}
+
+export type RefusalReason = 'monthly_spend_limit' | 'auto_topup_daily_count' | 'auto_topup_monthly_cap';
+
+type OpenedCharge =
+  | { outcome: 'opened'; chargeId: string }
+  | { outcome: 'refused'; reason: RefusalReason; message: string }
+  | { outcome: 'not_due' | 'in_progress' | 'gone' };
+
+/**
+ * public.billing_open_charge: the limits checked and the charge (auto top-up attempt, or
+ * top-up) opened or its refusal recorded, in one statement under the user's row lock.
+ */
+export async function openCharge(
+  q: Queryable,
+  c: { userId: string; kind: 'topup' | 'auto_topup'; amountCents: number; credits: number; paymentMethodId: string | null; at: Date },
+): Promise<OpenedCharge> {
+  const { rows } = await q.query<{ outcome: string; charge_id: string | null; reason: RefusalReason | null; message: string | null }>(
+    'select outcome, charge_id, reason, message from public.billing_open_charge($1, $2, $3, $4, $5, $6)',
+    [c.userId, c.kind, c.amountCents, c.credits, c.paymentMethodId, c.at],
+  );
+  const row = rows[0];
+  if (row?.outcome === 'opened' && row.charge_id) return { outcome: 'opened', chargeId: row.charge_id };
+  if (row?.outcome === 'refused' && row.reason && row.message) return { outcome: 'refused', reason: row.reason, message: row.message };
+  return { outcome: (row?.outcome ?? 'gone') as 'not_due' | 'in_progress' | 'gone' };
+}
 
 export function billingRepository(q: Queryable) {
   /** One more failure in a row; auto top-up turns off (reason stored) at `maxFailures` or when `disable`. */
@@ -90,6 +124,20 @@ export function billingRepository(q: Queryable) {
       [userId, a.disable, a.maxFailures, a.message],
     );
     return updated.rows[0];
+  }
+
+  async function openAutoTopUpCharge(a: {
+    userId: string;
+    amountCents: number;
+    credits: number;
+    paymentMethodId: string;
+    at: Date;
+  }): Promise<AutoTopUpAttempt | ChargeRefusal | undefined> {
+    const opened = await openCharge(q, { ...a, kind: 'auto_topup' });
+    if (opened.outcome === 'refused') return { refused: true, reason: opened.reason, message: opened.message };
+    if (opened.outcome !== 'opened') return undefined;
+    const { rows } = await q.query<AutoTopUpAttempt>(`select ${ATTEMPT_COLUMNS} from public.billing_auto_topup_attempts where id = $1`, [opened.chargeId]);
+    return rows[0];
   }
 
   return {
@@ -186,6 +234,65 @@ export function billingRepository(q: Queryable) {
       if (!rows[0]) return false;
       await q.query(`update public.mdusers set plan = 'zero', next_billing_date = null where id = $1`, [userId]);
       return true;
+    },
+
+    /**
+     * A renewal payment failed: the current subscription is past due (no plan credits, auto
+     * top-up and top-ups paused) until a later invoice.paid of it. Only moves forward in event
+     * time; another subscription's failure changes nothing. Answers whether it applied.
+     */
+    async markPastDue(userId: string, subscriptionId: string, at: Date): Promise<boolean> {
+      const { rows } = await q.query(
+        `update public.billing_subscriptions set status = 'past_due', state_at = $3
+          where user_id = $1 and subscription_id = $2 and status = 'active' and state_at <= $3 returning 1`,
+        [userId, subscriptionId, at],
+      );
+      return rows.length > 0;
+    },
+
+    /**
+     * customer.subscription.updated of the current subscription: plan (when its price maps to
+     * one), status, period end and cancel_at_period_end as the provider has them, projected
+     * onto mdusers. Older events than the state we hold change nothing. Answers whether it applied.
+     */
+    async applySubscriptionUpdate(s: {
+      userId: string;
+      subscriptionId: string;
+      plan: string | null;
+      status: 'active' | 'past_due';
+      currentPeriodEnd: Date | null;
+      cancelAtPeriodEnd: boolean;
+      at: Date;
+    }): Promise<boolean> {
+      const { rows } = await q.query<{ plan: string; current_period_end: Date | null; cancel_at_period_end: boolean }>(
+        `update public.billing_subscriptions
+            set plan = coalesce($3, plan), status = $4, current_period_end = coalesce($5, current_period_end),
+                cancel_at_period_end = $6, state_at = $7
+          where user_id = $1 and subscription_id = $2 and status <> 'canceled' and state_at <= $7
+          returning plan, current_period_end, cancel_at_period_end`,
+        [s.userId, s.subscriptionId, s.plan, s.status, s.currentPeriodEnd, s.cancelAtPeriodEnd, s.at],
+      );
+      const row = rows[0];
+      if (!row) return false;
+      await q.query('update public.mdusers set plan = $2, next_billing_date = $3 where id = $1', [
+        s.userId,
+        row.plan,
+        row.cancel_at_period_end ? null : row.current_period_end,
+      ]);
+      return true;
+    },
+
+    async isEndedSubscription(subscriptionId: string): Promise<boolean> {
+      const { rows } = await q.query('select 1 from public.billing_ended_subscriptions where subscription_id = $1', [subscriptionId]);
+      return rows.length > 0;
+    },
+
+    /** Remembers a subscription as ended (one we cancelled as a duplicate): a late event of it never makes it the plan. */
+    async rememberEnded(userId: string, subscriptionId: string, at: Date): Promise<void> {
+      await q.query(
+        `insert into public.billing_ended_subscriptions (subscription_id, user_id, ended_at) values ($1, $2, $3) on conflict (subscription_id) do nothing`,
+        [subscriptionId, userId, at],
+      );
     },
 
     async openCheckout(userId: string, kind: Checkout['kind']): Promise<Checkout | undefined> {
@@ -295,29 +402,18 @@ export function billingRepository(q: Queryable) {
     },
 
     /**
-     * Opens an auto top-up attempt when the balance is below the threshold and none is open
-     * (the partial unique index decides between concurrent callers). Undefined: nothing to do.
+     * Opens an auto top-up attempt when the balance is below the threshold, none is open and
+     * the spending controls allow it, all decided by public.billing_open_charge under the
+     * user's row lock: a concurrent grant closing the previous attempt, or a concurrent charge
+     * taking the last room under a limit, is waited for and seen. A refusal is recorded there
+     * (billing_charge_refusals) and answered here. Undefined: nothing to do.
      */
-    async openAutoTopUpAttempt(a: {
-      userId: string;
-      amountCents: number;
-      credits: number;
-      paymentMethodId: string;
-      at: Date;
-    }): Promise<AutoTopUpAttempt | undefined> {
-      const { rows } = await q.query<AutoTopUpAttempt>(
-        // FOR UPDATE: a concurrent grant that is closing the previous attempt holds the user row;
-        // waiting for it and re-reading the balance keeps a second attempt from opening on the
-        // old balance once that attempt stops being pending (the unique index alone would let
-        // it through, having read the balance before the wait).
-        `insert into public.billing_auto_topup_attempts (user_id, amount_cents, credits, payment_method_id, created_at)
-         select id, $2, $3, $4, $5 from public.mdusers where id = $1 and auto_topup and plan <> 'zero' and credits < auto_topup_min
-         for update
-         on conflict (user_id) where status = 'pending' do nothing
-         returning ${ATTEMPT_COLUMNS}`,
-        [a.userId, a.amountCents, a.credits, a.paymentMethodId, a.at],
-      );
-      return rows[0];
+    openAutoTopUpCharge,
+
+    /** openAutoTopUpCharge's attempt, when it opened one. */
+    async openAutoTopUpAttempt(a: Parameters<typeof openAutoTopUpCharge>[0]): Promise<AutoTopUpAttempt | undefined> {
+      const opened = await openAutoTopUpCharge(a);
+      return opened && !('refused' in opened) ? opened : undefined;
     },
 
     /** The user's attempt whose outcome is not known yet, if any. */
@@ -330,15 +426,34 @@ export function billingRepository(q: Queryable) {
     },
 
     /**
-     * Users whose auto top-up is due: on, subscribed, below their threshold. The sweep's list;
-     * maybeAutoTopUp decides for each (an open attempt, a backoff, a missing card).
+     * The sweep's next batch of users whose auto top-up is due (on, subscribed, below their
+     * threshold), those it looked at longest ago first (never first of all), marked as looked
+     * at now: repeated sweeps go round every due account, however many there are. Accounts
+     * that cannot be charged now take no slot: an attempt pending (finishAbandonedAttempts
+     * settles it), a failure's backoff (`backoffMs`, doubling per failure in a row, as in
+     * maybeAutoTopUp) not over, a spending control's refusal not expired.
      */
-    async dueAutoTopUpUsers(limit: number): Promise<string[]> {
-      const { rows } = await q.query<{ id: string }>(
-        `select id from public.mdusers where auto_topup and plan <> 'zero' and credits < auto_topup_min order by id limit $1`,
-        [limit],
+    async dueAutoTopUpUsers(limit: number, o: { now: Date; backoffMs: number }): Promise<string[]> {
+      const { rows } = await q.query<{ user_id: string }>(
+        `with due as (
+           select u.id from public.mdusers u
+             left join public.billing_auto_topup_sweep s on s.user_id = u.id
+            where u.auto_topup and u.plan <> 'zero' and u.credits < u.auto_topup_min
+              and (u.auto_topup_refused_until is null or u.auto_topup_refused_until <= $2)
+              and not exists (select 1 from public.billing_auto_topup_attempts a where a.user_id = u.id and a.status = 'pending')
+              and (u.auto_topup_failures = 0 or coalesce(
+                    (select max(a.finished_at) from public.billing_auto_topup_attempts a where a.user_id = u.id and a.status <> 'pending')
+                      + make_interval(secs => $3::double precision / 1000 * power(2, least(u.auto_topup_failures - 1, 20))) <= $2,
+                    true))
+            order by s.checked_at asc nulls first, u.id
+            limit $1
+         )
+         insert into public.billing_auto_topup_sweep (user_id, checked_at) select id, $2 from due
+         on conflict (user_id) do update set checked_at = excluded.checked_at
+         returning user_id`,
+        [limit, o.now, o.backoffMs],
       );
-      return rows.map((r) => r.id);
+      return rows.map((r) => r.user_id);
     },
 
     /** Every user's pending attempt opened before `before` (oldest first), for the reconciling sweep. */

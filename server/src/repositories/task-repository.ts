@@ -94,11 +94,17 @@ export function taskRepository(q: Queryable) {
         channel: string;
         /** The submitting request's id, kept on the job for the worker's and webhooks' log lines. */
         requestId?: string | null;
+        /**
+         * The named key that made it (tasks.api_key_id; null: the primary key or the dashboard).
+         * public.submit_task locks that key's row, refuses it when revoked or expired (SQLSTATE
+         * PK401) and enforces its monthly credit limit (PK402) in the same statement.
+         */
+        apiKeyId?: string | null;
       },
     ): Promise<{ topUpDue: boolean }> {
       const { rows } = await q.query<{ top_up_due: boolean }>(
         `select public.submit_task($1::uuid, $2::text, $3::uuid, $4::text, $5::int, $6::text, $7::text, $8::uuid, $9::text, $10::jsonb,
-                                   $11::timestamptz, $12::text, $13::text, $14::text, $15::int, $16::text, $17::text) as top_up_due`,
+                                   $11::timestamptz, $12::text, $13::text, $14::text, $15::int, $16::text, $17::text, $18::uuid) as top_up_due`,
         [
           task.userId,
           task.email,
@@ -117,6 +123,7 @@ export function taskRepository(q: Queryable) {
           task.maxAttempts,
           task.channel,
           task.requestId ?? null,
+          task.apiKeyId ?? null,
         ],
       );
       return { topUpDue: rows[0].top_up_due };

@@ -4,18 +4,29 @@
  * is scoped by the caller's id explicitly.
  */
 import type { Queryable } from '@aim/supabase/db';
+import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-repository.ts';
 
-/** The authenticated caller: who they are, never their key. */
+/** The authenticated caller: who they are and what the credential may do, never the key itself. */
 export interface Account {
   id: string;
   email: string;
+  /** The named key (public.api_keys) the request came with; null for the primary key and the dashboard session. */
+  keyId: string | null;
+  /** What the credential may do: every scope for the primary key and the session, a named key's own. */
+  scopes: readonly ApiKeyScope[];
+}
+
+/** The account as the primary key (mdusers.api_key) or a dashboard session authenticates it: every scope. */
+export function primaryAccount(user: { id: string; email: string }): Account {
+  return { id: user.id, email: user.email, keyId: null, scopes: API_KEY_SCOPES };
 }
 
 export function userRepository(q: Queryable) {
   return {
+    /** The account whose primary key is `apiKey` (named keys: apiKeyRepository.findForAuth). */
     async findByApiKey(apiKey: string): Promise<Account | undefined> {
-      const { rows } = await q.query<Account>('select id, email from public.mdusers where api_key = $1', [apiKey]);
-      return rows[0];
+      const { rows } = await q.query<{ id: string; email: string }>('select id, email from public.mdusers where api_key = $1', [apiKey]);
+      return rows[0] && primaryAccount(rows[0]);
     },
 
     async findAccountInfo(userId: string): Promise<{ email: string; credits: number; plan: string } | undefined> {

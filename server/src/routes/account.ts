@@ -1,12 +1,21 @@
 /**
  * @module Account calls (spec §7) under /auth/*: API key rotation, webhook URL, onboarding
- * status, referral (all POST); and GET /account, the APIFRAME v1 account summary. All API-key
- * authenticated.
+ * status, referral (all POST); and GET /account, the APIFRAME v1 account summary. API-key
+ * authenticated, except key rotation and the webhook URL, which need the dashboard session.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { sessionAuth } from '../middleware/session-auth/index.ts';
+import {
+  apiKeySecurity,
+  authedErrorResponses,
+  bodyErrorResponses,
+  dashboardErrorResponses,
+  dashboardSecurity,
+  jsonBody,
+  jsonResponse,
+} from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { completeOnboarding } from '../services/account/complete-onboarding.ts';
 import { getAccountInfo } from '../services/account/get-account-info.ts';
@@ -70,6 +79,10 @@ const AccountInfoResponse = z
 export function accountRoutes(deps: ApiDeps) {
   const router = createRouter();
   const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  // GET /account is a read; the other key calls stay for the primary key (apiKeyAuth's default)
+  const reader = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'read') };
+  // changing a credential (the key, where results are posted) needs the signed-in dashboard session
+  const dashboard = { security: dashboardSecurity, middleware: sessionAuth(deps) };
 
   // GET /account – who the key belongs to, the balance, the plan and how many images it made (APIFRAME v1)
   router.openapi(
@@ -79,7 +92,7 @@ export function accountRoutes(deps: ApiDeps) {
       tags: ['Account'],
       summary: 'Account info',
       description: 'Your email, credit balance, plan and the number of images your tasks have generated.',
-      ...authed,
+      ...reader,
       responses: { 200: jsonResponse(AccountInfoResponse, 'The account.'), ...authedErrorResponses },
     }),
     async (c) => c.json(await getAccountInfo(deps, c.var.account), 200),
@@ -93,8 +106,8 @@ export function accountRoutes(deps: ApiDeps) {
       tags: ['Account'],
       summary: 'Rotate the API key',
       description: 'Creates a new API key and revokes the current one immediately.',
-      ...authed,
-      responses: { 200: jsonResponse(ApiKeyResponse, 'The new API key.'), ...authedErrorResponses },
+      ...dashboard,
+      responses: { 200: jsonResponse(ApiKeyResponse, 'The new API key.'), ...dashboardErrorResponses },
     }),
     async (c) => c.json(await rotateApiKey(deps, c.var.account), 200),
   );
@@ -107,12 +120,12 @@ export function accountRoutes(deps: ApiDeps) {
       tags: ['Account'],
       summary: 'Set or remove the webhook URL',
       description: 'Task results are posted to this URL. Send a blank or no url to remove it.',
-      ...authed,
+      ...dashboard,
       request: { body: jsonBody(UpdateWebhookUrlRequest, false) },
       responses: {
         200: jsonResponse(WebhookUrlResponse, 'The stored webhook URL (null when removed).'),
         ...bodyErrorResponses,
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => c.json(await updateWebhookUrl(deps, c.var.account, c.req.valid('json').url), 200),

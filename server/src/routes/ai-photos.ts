@@ -180,7 +180,7 @@ export function aiPhotoUploadRoutes(deps: AiPhotoDeps) {
         `Each photo is judged by its bytes (jpeg, png or webp, at most ${MAX_AI_PHOTO_BYTES / MB} MB and 40 megapixels, no photo twice); the request may be at most ${AI_PHOTO_UPLOAD_MAX_BODY_BYTES / MB} MB. ` +
         `Once it finished, the upload can be trained on with POST /ai-photo-train for ${days(UPLOAD_TTL_MS)} days (its expires_at); its result says which photos can be used.`,
       security: apiKeySecurity,
-      middleware: [uploadLimit, apiKeyAuth(deps)] as const,
+      middleware: [uploadLimit, apiKeyAuth(deps, 'generate')] as const,
       request: { body: jsonBody(AiPhotoUploadRequest) },
       responses: {
         200: jsonResponse(TaskIdResponse, 'The photos were stored, the task created and its price held; follow it with POST /fetch.'),
@@ -202,7 +202,7 @@ export function aiPhotoUploadRoutes(deps: AiPhotoDeps) {
 /** POST /ai-photo-train and /ai-photo-generate. */
 export function aiPhotoRoutes(deps: AiPhotoDeps) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
 
   // POST /ai-photo-train – learn the person of a finished upload

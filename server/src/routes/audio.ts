@@ -161,7 +161,7 @@ const validation = (msg: string) => errorRef('Invalid input: malformed JSON, or 
 
 export function audioRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch (songs, audio_url, lyrics).');
 
   // POST /suno-imagine – two songs from a description and/or lyrics (suno)
@@ -262,7 +262,7 @@ export function audioUploadRoutes(deps: ApiDeps & { media: MediaStore }) {
       security: apiKeySecurity,
       middleware: [
         bodyLimit({ maxSize: MAX_AUDIO_UPLOAD_BYTES + MULTIPART_OVERHEAD, tooLarge: () => new ApiError('payload_too_large', AUDIO_TOO_LARGE_MESSAGE) }),
-        apiKeyAuth(deps),
+        apiKeyAuth(deps, 'generate'),
       ] as const,
       request: {
         body: {

@@ -1,6 +1,7 @@
 /**
  * @module Billing calls (spec §7) under /auth/*: customer, subscribe, top-up, trial, cancel,
- * cards, invoices and auto top-up settings, all API-key authenticated; GET /billing/config
+ * cards, invoices and auto top-up settings, all requiring the signed-in dashboard session
+ * (the API key alone is refused: docs/decisions/0011-two-credentials.md); GET /billing/config
  * for the payment UI; and, with the sandbox provider only, /billing/sandbox/* (the sandbox
  * card form's confirmation and a billing clock for trying renewals).
  */
@@ -20,7 +21,17 @@ import { TEST_CARDS } from '../billing/sandbox/test-cards.ts';
 import { isStripeProvider } from '../billing/stripe/stripe-provider.ts';
 import type { ApiDeps } from '../context.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, errorExample, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { sessionAuth } from '../middleware/session-auth/index.ts';
+import {
+  apiKeySecurity,
+  authedErrorResponses,
+  bodyErrorResponses,
+  dashboardErrorResponses,
+  dashboardSecurity,
+  errorExample,
+  jsonBody,
+  jsonResponse,
+} from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { saveAutoTopUpSettings } from '../services/billing/auto-topup.ts';
 import { createBilling, sandboxOf, type Billing } from '../services/billing/billing.ts';
@@ -242,7 +253,9 @@ const BillingStateResponse = z
  */
 export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ ...deps, embedded: deps.config.embedded })) {
   const router = createRouter();
-  const authed = { tags: ['Billing'], security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  // every call here moves money or shows cards and invoices: the dashboard session, not the API key alone
+  const authed = { tags: ['Billing'], security: dashboardSecurity, middleware: sessionAuth(deps) };
+  const keyAuthed = { tags: ['Billing'], security: apiKeySecurity, middleware: apiKeyAuth(deps) };
   const conflict = (msg: string) => errorAnswer('Not possible in the account’s current state.', msg, 'conflict');
   const notFound = (msg: string) => errorAnswer('No such object among yours.', msg, 'not_found');
 
@@ -253,7 +266,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
       summary: 'Create the payment customer',
       description: 'Creates the provider customer when the account has none (idempotent). The other billing calls do it themselves when needed.',
       ...authed,
-      responses: { 200: jsonResponse(CustomerResponse, 'The customer id.'), ...authedErrorResponses },
+      responses: { 200: jsonResponse(CustomerResponse, 'The customer id.'), ...dashboardErrorResponses },
     }),
     async (c) => c.json(await createCustomer(billing, c.var.account), 200),
   );
@@ -271,7 +284,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
         200: jsonResponse(ClientSecretResponse, 'The invoice payment to confirm.'),
         409: conflict('You are already subscribed to this plan'),
         ...bodyErrorResponses,
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => c.json(await subscribe(billing, c.var.account, c.req.valid('json').plan), 200),
@@ -282,14 +295,14 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
       method: 'post',
       path: '/auth/topup',
       summary: 'Buy credits',
-      description: `A one-off payment of whole $${TOPUP_BLOCK_DOLLARS} blocks (${CREDITS_PER_BLOCK} credits each). Needs an active subscription. Credits arrive when the payment succeeds.`,
+      description: `A one-off payment of whole $${TOPUP_BLOCK_DOLLARS} blocks (${CREDITS_PER_BLOCK} credits each). Needs an active subscription. Credits arrive when the payment succeeds. Over the account’s monthly spending limit (/auth/spending-limits) it answers 409 with the limit’s message.`,
       ...authed,
       request: { body: jsonBody(TopupRequest) },
       responses: {
         200: jsonResponse(TopupResponse, 'The payment to confirm.'),
         409: conflict('Buying credits requires an active subscription. Subscribe to a plan first.'),
         ...bodyErrorResponses,
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => c.json(await topUp(billing, c.var.account, c.req.valid('json').amount), 200),
@@ -305,7 +318,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
       responses: {
         200: jsonResponse(TrialResponse, 'The trial payment to confirm.'),
         409: conflict('The trial is only available once, to accounts without a plan'),
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => c.json(await startTrial(billing, c.var.account), 200),
@@ -321,7 +334,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
       responses: {
         200: jsonResponse(CancelResponse, 'The plan and when it ends.'),
         409: conflict('There is no active subscription to cancel'),
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => c.json(await cancelSubscription(billing, c.var.account), 200),
@@ -333,7 +346,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
       path: '/auth/payment-methods',
       summary: 'List saved cards',
       ...authed,
-      responses: { 200: jsonResponse(PaymentMethodsResponse, 'The saved cards, oldest first.'), ...authedErrorResponses },
+      responses: { 200: jsonResponse(PaymentMethodsResponse, 'The saved cards, oldest first.'), ...dashboardErrorResponses },
     }),
     async (c) => c.json(await listPaymentMethods(billing, c.var.account), 200),
   );
@@ -350,7 +363,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
         200: jsonResponse(PaymentMethodsResponse, 'The saved cards after the change.'),
         404: notFound('Payment method not found'),
         ...bodyErrorResponses,
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => c.json(await makeDefaultPaymentMethod(billing, c.var.account, c.req.valid('json').paymentMethodId), 200),
@@ -370,7 +383,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
         404: notFound('Payment method not found'),
         409: conflict('This is the only card for your subscription or auto top-up. Add another card before removing it.'),
         ...bodyErrorResponses,
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => c.json(await removePaymentMethod(billing, c.var.account, c.req.valid('json').paymentMethodId), 200),
@@ -383,7 +396,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
       summary: 'Start adding a card',
       description: 'Confirm the client secret with a card, then call /auth/add-payment-method.',
       ...authed,
-      responses: { 200: jsonResponse(SetupIntentResponse, 'The setup to confirm.'), ...authedErrorResponses },
+      responses: { 200: jsonResponse(SetupIntentResponse, 'The setup to confirm.'), ...dashboardErrorResponses },
     }),
     async (c) => c.json(await createSetupIntent(billing, c.var.account), 200),
   );
@@ -401,7 +414,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
         404: notFound('Setup intent not found'),
         409: conflict('The card has not been confirmed yet'),
         ...bodyErrorResponses,
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => c.json(await addPaymentMethod(billing, c.var.account, c.req.valid('json')), 200),
@@ -419,7 +432,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
         200: { description: 'The invoice PDF.', content: { 'application/pdf': { schema: { type: 'string' as const, format: 'binary' } } } },
         404: notFound('Invoice not found'),
         ...bodyErrorResponses,
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => {
@@ -445,7 +458,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
         200: jsonResponse(AutoTopUpResponse, 'The saved settings.'),
         409: conflict('Add a payment method before turning on auto top-up'),
         ...bodyErrorResponses,
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => c.json(await saveAutoTopUpSettings(billing, c.var.account, c.req.valid('json')), 200),
@@ -457,7 +470,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
       path: '/billing/config',
       summary: 'Payment UI configuration',
       description: 'Which provider the payment form talks to, and the catalog (prices in dollars).',
-      ...authed,
+      ...keyAuthed,
       responses: { 200: jsonResponse(BillingConfig, 'Provider and catalog.'), ...authedErrorResponses },
     }),
     (c) =>
@@ -497,7 +510,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
         200: jsonResponse(SandboxConfirmResponse, 'The intent after confirmation.'),
         404: notFound('No such payment or setup intent for this client secret'),
         ...bodyErrorResponses,
-        ...authedErrorResponses,
+        ...dashboardErrorResponses,
       },
     }),
     async (c) => {
@@ -526,7 +539,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
         'Runs what would happen in the next `days`: renewals charge the default card (and grant the plan credits), a cancelled or unpayable subscription ends.',
       ...sandboxAuthed,
       request: { body: jsonBody(AdvanceClockRequest) },
-      responses: { 200: jsonResponse(BillingStateResponse, 'The account after the clock ran.'), ...bodyErrorResponses, ...authedErrorResponses },
+      responses: { 200: jsonResponse(BillingStateResponse, 'The account after the clock ran.'), ...bodyErrorResponses, ...dashboardErrorResponses },
     }),
     async (c) => {
       const { days } = c.req.valid('json');

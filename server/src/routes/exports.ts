@@ -5,8 +5,8 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
-import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, errorExample, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { sessionAuth } from '../middleware/session-auth/index.ts';
+import { bodyErrorResponses, dashboardErrorResponses, dashboardSecurity, errorExample, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import type { ExportKind } from '../repositories/export-repository.ts';
 import { CREDIT_HISTORY_COLUMNS, createExportLink, openExport, TASK_LOG_COLUMNS } from '../services/exports/export-csv.ts';
@@ -71,11 +71,12 @@ export function exportRoutes(deps: ApiDeps) {
       path: '/exports',
       tags: ['Exports'],
       summary: 'Start a CSV export',
-      description: 'Answers a link that downloads the CSV once, within a minute, without the API key (a browser can follow it).',
-      security: apiKeySecurity,
-      middleware: apiKeyAuth(deps),
+      description:
+        'Answers a link that downloads the CSV once, within a minute, without the API key (a browser can follow it). Needs the signed-in dashboard session: a whole history leaves the account.',
+      security: dashboardSecurity,
+      middleware: sessionAuth(deps),
       request: { body: jsonBody(ExportRequest) },
-      responses: { 200: jsonResponse(ExportLinkResponse, 'The download link.'), ...bodyErrorResponses, ...authedErrorResponses },
+      responses: { 200: jsonResponse(ExportLinkResponse, 'The download link.'), ...bodyErrorResponses, ...dashboardErrorResponses },
     }),
     async (c) => {
       const { kind, filters } = c.req.valid('json');

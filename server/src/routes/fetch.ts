@@ -82,7 +82,8 @@ function withChildren(view: TaskViewShape, children: Map<string, string[]>): Wit
 
 export function fetchRoutes(deps: ApiDeps) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  // read, or generate: a key that submits tasks must be able to poll them (docs/decisions/0013-named-scoped-api-keys.md)
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, ['read', 'generate']) };
 
   // POST /fetch – status and result of one of the caller's tasks
   router.openapi(

@@ -127,7 +127,7 @@ const URL_NOTE =
 
 export function imageModelRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
   const route = <T extends z.ZodType>(path: string, tag: string, summary: string, description: string, body: T, badInput: string) =>
     createRoute({

@@ -61,7 +61,7 @@ const PanRequest = z
 
 export function midjourneyProRoutes(deps: ApiDeps & TaskDeps) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
   const responses = (conflict: string) => ({ 200: submitted, ...submitErrors, ...actionParentErrors(conflict) });
 

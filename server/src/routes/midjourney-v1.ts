@@ -192,7 +192,7 @@ export function inpaintRoutes(deps: Deps) {
       summary: 'Inpaint (Vary Region)',
       description: `A grid of four with the masked region of an upscaled image redrawn (task type inpaint). ${costs('inpaint')}`,
       security: apiKeySecurity,
-      middleware: [limit, apiKeyAuth(deps)] as const,
+      middleware: [limit, apiKeyAuth(deps, 'generate')] as const,
       request: { body: jsonBody(InpaintRequest) },
       responses: {
         200: submitted,
@@ -217,7 +217,7 @@ export function inpaintRoutes(deps: Deps) {
 /** The other v1 Midjourney calls. */
 export function midjourneyV1Routes(deps: Deps) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
   const route = <T extends z.ZodType>(path: string, summary: string, description: string, body: T, conflict?: string) =>
     createRoute({
       method: 'post',

@@ -108,7 +108,7 @@ const FaceswapRequest = z
 
 export function taskRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
 
   // POST /pro/imagine – four pictures from a prompt

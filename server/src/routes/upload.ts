@@ -41,7 +41,7 @@ export function uploadRoutes(deps: ApiDeps & { media: MediaStore }) {
           maxSize: MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD,
           tooLarge: () => new ApiError('payload_too_large', UPLOAD_TOO_LARGE_MESSAGE),
         }),
-        apiKeyAuth(deps),
+        apiKeyAuth(deps, 'generate'),
       ] as const,
       request: {
         body: {

@@ -203,7 +203,7 @@ const fetchNote = 'Follow it with POST /fetch: video_url (and video_urls) once i
 
 export function videoRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
 
   // POST /luma-imagine – a Luma Dream Machine clip

@@ -1,12 +1,14 @@
 /**
- * @module The webhook console's calls (API Keys screen), API-key authenticated like the other
- * account calls: the account signing secret (read, rotate), the recent deliveries with their
- * attempts, Resend and Send test event. Everything is the caller's own (webhooks/console.ts).
+ * @module The webhook console's calls (API Keys screen): the account signing secret (read,
+ * rotate), which needs the dashboard session, and the recent deliveries with their attempts,
+ * Resend and Send test event, API-key authenticated like the other account calls. Everything
+ * is the caller's own (webhooks/console.ts).
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { apiKeySecurity, authedErrorResponses, jsonResponse } from '../openapi/schemas.ts';
+import { sessionAuth } from '../middleware/session-auth/index.ts';
+import { apiKeySecurity, authedErrorResponses, dashboardErrorResponses, dashboardSecurity, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { DELIVERY_STATUSES } from '../webhooks/delivery-repository.ts';
 import { listRecentDeliveries, readSigningSecret, resendDelivery, rotateSigningSecret, sendTestEvent } from '../webhooks/console.ts';
@@ -107,6 +109,10 @@ const errorOf = (status: 400 | 404 | 409, description: string) => ({
 export function webhookConsoleRoutes(deps: ApiDeps) {
   const router = createRouter();
   const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps), tags: ['Webhooks'] };
+  // the deliveries list is a read; Resend and the test event stay for the primary key (apiKeyAuth's default)
+  const reader = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'read'), tags: ['Webhooks'] };
+  // the signing secret is a credential (whoever reads it can forge deliveries): the dashboard session only
+  const dashboard = { security: dashboardSecurity, middleware: sessionAuth(deps), tags: ['Webhooks'] };
 
   router.openapi(
     createRoute({
@@ -114,8 +120,8 @@ export function webhookConsoleRoutes(deps: ApiDeps) {
       path: '/auth/webhook-signing-secret',
       summary: 'Your webhook signing secret',
       description: 'The secret that signs deliveries to your account webhook URL (made on first use), and during a rotation the one it replaced.',
-      ...authed,
-      responses: { 200: jsonResponse(SigningSecretResponse, 'The signing secret.'), ...authedErrorResponses },
+      ...dashboard,
+      responses: { 200: jsonResponse(SigningSecretResponse, 'The signing secret.'), ...dashboardErrorResponses },
     }),
     async (c) => {
       c.header('cache-control', 'no-store'); // a secret: never kept by a cache
@@ -130,8 +136,8 @@ export function webhookConsoleRoutes(deps: ApiDeps) {
       summary: 'Rotate the webhook signing secret',
       description:
         'Makes a new signing secret. The replaced one keeps signing beside it for 24 hours (two `v1,` signatures in `webhook-signature`), then it is dropped.',
-      ...authed,
-      responses: { 200: jsonResponse(SigningSecretResponse, 'The new secret and the replaced one.'), ...authedErrorResponses },
+      ...dashboard,
+      responses: { 200: jsonResponse(SigningSecretResponse, 'The new secret and the replaced one.'), ...dashboardErrorResponses },
     }),
     async (c) => {
       c.header('cache-control', 'no-store');
@@ -145,7 +151,7 @@ export function webhookConsoleRoutes(deps: ApiDeps) {
       path: '/auth/webhook-deliveries',
       summary: 'Recent webhook deliveries',
       description: 'Your deliveries, newest first, each with its payload and every attempt (status code, latency, response excerpt).',
-      ...authed,
+      ...reader,
       request: { query: DeliveriesQuery },
       responses: { 200: jsonResponse(DeliveriesResponse, 'A page of deliveries.'), ...errorOf(400, 'An invalid filter.'), ...authedErrorResponses },
     }),

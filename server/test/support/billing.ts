@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Db } from '@aim/supabase/db';
-import { createUser, post, type TestUser } from '../helpers.ts';
+import { asDashboard, createUser, post, type TestUser } from '../helpers.ts';
 
 type App = { request: (path: string, init?: RequestInit) => Response | Promise<Response> };
 
@@ -35,13 +35,14 @@ export interface ConfirmAnswer {
 }
 
 export async function confirm(app: App, user: TestUser, clientSecret: string, body: Record<string, unknown>): Promise<ConfirmAnswer> {
-  const res = await post(app as never, '/billing/sandbox/confirm', { key: user.apiKey, json: { client_secret: clientSecret, ...body } });
+  const res = await post(app as never, '/billing/sandbox/confirm', { ...asDashboard(user), json: { client_secret: clientSecret, ...body } });
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()) as ConfirmAnswer;
 }
 
+/** POST as the user's dashboard (API key and session), expecting 200. */
 export async function postOk<T>(app: App, path: string, user: TestUser, json?: unknown): Promise<T> {
-  const res = await post(app as never, path, { key: user.apiKey, json });
+  const res = await post(app as never, path, { ...asDashboard(user), json });
   expect(res.status, `${path}: ${await res.clone().text()}`).toBe(200);
   return (await res.json()) as T;
 }

@@ -41,7 +41,10 @@ const TEST_PAYMENT_METHODS = {
 type TestPaymentMethod = keyof typeof TEST_PAYMENT_METHODS;
 type Outcome = (typeof TEST_PAYMENT_METHODS)[TestPaymentMethod]['outcome'];
 
-type FakePrice = Pick<Stripe.Price, 'id' | 'object' | 'active' | 'currency' | 'lookup_key' | 'unit_amount' | 'product' | 'type' | 'created' | 'livemode'> & {
+type FakePrice = Pick<
+  Stripe.Price,
+  'id' | 'object' | 'active' | 'currency' | 'lookup_key' | 'unit_amount' | 'product' | 'type' | 'created' | 'livemode' | 'metadata'
+> & {
   recurring: Pick<Stripe.Price.Recurring, 'interval' | 'interval_count'>;
 };
 type FakeWebhookEndpoint = Pick<
@@ -115,6 +118,28 @@ type FakeSubscription = Pick<
   items: { object: 'list'; data: FakeItem[]; has_more: false; url: string };
   latest_invoice: string | FakeInvoice;
 };
+type FakeCharge = Pick<
+  Stripe.Charge,
+  | 'id'
+  | 'object'
+  | 'amount'
+  | 'amount_refunded'
+  | 'currency'
+  | 'customer'
+  | 'payment_intent'
+  | 'refunded'
+  | 'disputed'
+  | 'status'
+  | 'paid'
+  | 'created'
+  | 'livemode'
+  | 'metadata'
+>;
+type FakeDispute = Pick<Stripe.Dispute, 'id' | 'object' | 'amount' | 'charge' | 'payment_intent' | 'currency' | 'status' | 'reason' | 'created' | 'livemode'>;
+type FakeInvoicePayment = Pick<Stripe.InvoicePayment, 'id' | 'object' | 'invoice' | 'status' | 'amount_paid' | 'currency' | 'created' | 'livemode'> & {
+  payment: { type: 'payment_intent'; payment_intent: string };
+};
+type FakeRefund = Pick<Stripe.Refund, 'id' | 'object' | 'amount' | 'charge' | 'payment_intent' | 'status' | 'currency' | 'created' | 'metadata'>;
 export type FakeEvent = Pick<Stripe.EventBase, 'id' | 'object' | 'api_version' | 'created' | 'livemode' | 'pending_webhooks' | 'request'> & {
   type: Stripe.Event['type'];
   data: { object: object };
@@ -213,6 +238,16 @@ export interface FakeStripe {
   setupIntent(id: string): FakeSetupIntent;
   invoice(id: string): FakeInvoice;
   subscription(id: string): FakeSubscription;
+  /** The charge a succeeded payment intent made (Stripe: latest_charge). */
+  chargeOf(intentId: string): FakeCharge;
+  /** A refund from Stripe's dashboard: `amount` cents (default: what is left); answers the charge after it. */
+  refundCharge(chargeId: string, amount?: number): FakeCharge;
+  /** A bank opens a chargeback on the charge (default: its whole amount). */
+  openDispute(chargeId: string, amount?: number): FakeDispute;
+  /** The dispute closes: won or lost. */
+  closeDispute(disputeId: string, status: 'won' | 'lost'): FakeDispute;
+  /** A renewal of the subscription at its current (possibly archived) price, charged to its default card: paid, or past_due when it declines. */
+  renew(subscriptionId: string, token?: TestPaymentMethod): FakeInvoice;
   /** An event as Stripe would deliver it, with a copy of `object` as data.object. */
   event(type: Stripe.Event['type'], object: object, options?: { id?: string; created?: number; livemode?: boolean }): FakeEvent;
   close(): Promise<void>;
@@ -238,6 +273,10 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
   const invoices = new Map<string, FakeInvoice>();
   const subscriptions = new Map<string, FakeSubscription>();
   const webhookEndpoints = new Map<string, FakeWebhookEndpoint>();
+  const charges = new Map<string, FakeCharge>();
+  const chargeByIntent = new Map<string, string>();
+  const disputes = new Map<string, FakeDispute>();
+  const invoicePayments = new Map<string, FakeInvoicePayment>();
   let invoiceNumber = 0;
   let baseUrl = '';
   let maxPageSize = 100;
@@ -260,6 +299,8 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       recurring: { interval: 'month', interval_count: 1 },
       created: now(),
       livemode: false,
+      // like a price made by hand in the dashboard: only its lookup key says which plan
+      metadata: {},
     });
   }
 
@@ -333,6 +374,24 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
     intent.status = 'succeeded';
     intent.amount_received = intent.amount;
     intent.last_payment_error = null;
+    const chargeId = newId('ch');
+    charges.set(chargeId, {
+      id: chargeId,
+      object: 'charge',
+      amount: intent.amount,
+      amount_refunded: 0,
+      currency: intent.currency,
+      customer: intent.customer,
+      payment_intent: intent.id,
+      refunded: false,
+      disputed: false,
+      status: 'succeeded',
+      paid: true,
+      created: now(),
+      livemode: false,
+      metadata: {},
+    });
+    chargeByIntent.set(intent.id, chargeId);
     if (intent.setup_future_usage && !method.customer) method.customer = intent.customer as string;
   }
 
@@ -367,9 +426,9 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
   }
 
   /** An open invoice of a subscription for its plan's full price, with the payment intent to confirm. */
-  function openInvoice(sub: FakeSubscription, price: FakePrice, reason: 'subscription_create' | 'subscription_update'): FakeInvoice {
+  function openInvoice(sub: FakeSubscription, price: FakePrice, reason: 'subscription_create' | 'subscription_update' | 'subscription_cycle'): FakeInvoice {
     const id = newId('in');
-    const start = now();
+    const start = reason === 'subscription_cycle' ? sub.items.data[0].current_period_end : now();
     const end = start + 30 * 86_400;
     const intent = newIntent({ amount: price.unit_amount!, customer: sub.customer as string, metadata: {}, setupFutureUsage: 'off_session' });
     invoiceToIntent.set(id, intent.id);
@@ -413,6 +472,21 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
     return invoice;
   }
   const invoiceToIntent = new Map<string, string>();
+
+  function recordInvoicePayment(invoice: FakeInvoice, intent: FakeIntent): void {
+    const id = newId('inpay');
+    invoicePayments.set(id, {
+      id,
+      object: 'invoice_payment',
+      invoice: invoice.id!,
+      status: 'paid',
+      amount_paid: intent.amount,
+      currency: 'usd',
+      created: now(),
+      livemode: false,
+      payment: { type: 'payment_intent', payment_intent: intent.id },
+    });
+  }
   const pendingPrice = new Map<string, FakePrice>();
 
   function invoiceView(invoice: FakeInvoice, withSecret: boolean): FakeInvoice {
@@ -434,6 +508,27 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
     const price = prices.get(value);
     if (!price) throw missing('price', value);
     return price;
+  }
+
+  function refundOf(ch: FakeCharge, amount: number | undefined): FakeRefund {
+    const left = ch.amount - ch.amount_refunded;
+    const refunded = amount ?? left;
+    if (!Number.isInteger(refunded) || refunded <= 0 || refunded > left) {
+      throw invalid(`Refund amount ($${(refunded / 100).toFixed(2)}) is greater than unrefunded amount on charge ($${(left / 100).toFixed(2)})`, 'amount');
+    }
+    ch.amount_refunded += refunded;
+    ch.refunded = ch.amount_refunded === ch.amount;
+    return {
+      id: newId('re'),
+      object: 'refund',
+      amount: refunded,
+      charge: ch.id,
+      payment_intent: ch.payment_intent,
+      status: 'succeeded',
+      currency: ch.currency,
+      created: now(),
+      metadata: {},
+    };
   }
 
   function route(method: string, path: string, params: Params): Answer {
@@ -476,12 +571,66 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
         recurring: { interval: recurring.interval as Stripe.Price.Recurring.Interval, interval_count: Number(recurring.interval_count ?? 1) },
         created: now(),
         livemode: false,
+        metadata: meta(params.metadata),
       };
       prices.set(id, price);
       return ok(price);
     }
 
-    if (method === 'GET' && (m = path.match(/^\/v1\/prices\/([^/]+)$/))) return ok(get(prices, 'price', m[1]));
+    if (method === 'GET' && (m = path.match(/^\/v1\/prices\/([^/]+)$/))) {
+      only(params, ['expand']);
+      return ok(get(prices, 'price', m[1]));
+    }
+    if (method === 'POST' && (m = path.match(/^\/v1\/prices\/([^/]+)$/))) {
+      only(params, ['active', 'metadata', 'lookup_key', 'transfer_lookup_key']);
+      const price = get(prices, 'price', m[1]);
+      if (params.active !== undefined) price.active = params.active === 'true';
+      Object.assign(price.metadata, meta(params.metadata));
+      const lookupKey = str(params.lookup_key);
+      if (lookupKey !== undefined) {
+        const holder = [...prices.values()].find((p) => p.lookup_key === lookupKey && p.id !== price.id);
+        if (holder && params.transfer_lookup_key !== 'true') throw invalid(`A price (\`${holder.id}\`) already uses that lookup key.`, 'lookup_key');
+        if (holder) holder.lookup_key = null;
+        price.lookup_key = lookupKey || null;
+      }
+      return ok(price);
+    }
+
+    if (method === 'GET' && (m = path.match(/^\/v1\/charges\/([^/]+)$/))) {
+      only(params, ['expand']);
+      return ok(get(charges, 'charge', m[1]));
+    }
+
+    if (method === 'GET' && path === '/v1/invoice_payments') {
+      only(params, ['invoice', 'payment', 'status', 'limit', 'starting_after']);
+      const payment = meta(params.payment);
+      if (params.payment) only(payment as Params, ['type', 'payment_intent']);
+      if (params.payment && payment.type !== 'payment_intent') throw invalid('Invalid payment[type]', 'payment[type]');
+      const found = [...invoicePayments.values()].filter(
+        (ip) =>
+          (!params.invoice || ip.invoice === params.invoice) &&
+          (!payment.payment_intent || ip.payment.payment_intent === payment.payment_intent) &&
+          (!params.status || ip.status === params.status),
+      );
+      return ok(list(found, params, path));
+    }
+
+    if (method === 'POST' && path === '/v1/refunds') {
+      only(params, ['payment_intent', 'charge', 'amount', 'metadata', 'reason']);
+      const chargeId = str(params.charge) ?? chargeByIntent.get(str(params.payment_intent) ?? '');
+      if (!chargeId) throw invalid('This PaymentIntent does not have a successful charge to refund.', 'payment_intent');
+      const refund = refundOf(get(charges, 'charge', chargeId), params.amount === undefined ? undefined : Number(params.amount));
+      refund.metadata = meta(params.metadata);
+      return ok(refund);
+    }
+
+    if (method === 'POST' && (m = path.match(/^\/v1\/invoices\/([^/]+)\/void$/))) {
+      only(params, []);
+      const invoice = get(invoices, 'invoice', m[1]);
+      if (invoice.status !== 'open') throw invalid(`You can only pass in open invoices. This invoice is ${invoice.status}.`);
+      invoice.status = 'void';
+      return ok(invoiceView(invoice, false));
+    }
 
     if (path === '/v1/webhook_endpoints') {
       const hideSecret = ({ secret: _secret, ...endpoint }: FakeWebhookEndpoint) => endpoint;
@@ -696,6 +845,13 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
     }
     if ((m = path.match(/^\/v1\/subscriptions\/([^/]+)$/))) {
       const sub = get(subscriptions, 'subscription', m[1]);
+      if (method === 'DELETE') {
+        only(params, ['prorate', 'invoice_now', 'expand']);
+        if (sub.status === 'canceled') throw invalid(`No such subscription: '${sub.id}'`);
+        sub.status = 'canceled';
+        sub.cancel_at_period_end = false;
+        return ok(subscriptionView(sub, []));
+      }
       if (method === 'GET') {
         only(params, ['expand']);
         return ok(subscriptionView(sub, expandsOf(params, ['latest_invoice', 'latest_invoice.confirmation_secret'])));
@@ -865,10 +1021,12 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
     },
     payInvoice(invoiceId, token) {
       const invoice = get(invoices, 'invoice', invoiceId);
+      if (invoice.status !== 'open') throw new Error(`invoice ${invoiceId} is ${invoice.status} and cannot be paid`);
       const intent = get(intents, 'payment_intent', invoiceToIntent.get(invoiceId)!);
       const pm = methodFrom(token, invoice.customer as string);
       charge(intent, pm, false);
       if (intent.status !== 'succeeded') throw new Error(`invoice ${invoiceId} not paid: ${intent.status}`);
+      recordInvoicePayment(invoice, intent);
       invoice.status = 'paid';
       invoice.amount_paid = invoice.amount_due;
       const sub = get(subscriptions, 'subscription', invoice.parent.subscription_details.subscription as string);
@@ -879,6 +1037,63 @@ export async function startFakeStripe(options: FakeStripeOptions = {}): Promise<
       sub.items.data[0].current_period_start = line.period.start;
       sub.items.data[0].current_period_end = line.period.end;
       return copy(invoice);
+    },
+    chargeOf(intentId) {
+      return copy(get(charges, 'charge', chargeByIntent.get(intentId) ?? intentId));
+    },
+    refundCharge(chargeId, amount) {
+      const ch = get(charges, 'charge', chargeId);
+      refundOf(ch, amount);
+      return copy(ch);
+    },
+    openDispute(chargeId, amount) {
+      const ch = get(charges, 'charge', chargeId);
+      ch.disputed = true;
+      const id = newId('dp');
+      const dispute: FakeDispute = {
+        id,
+        object: 'dispute',
+        amount: amount ?? ch.amount,
+        charge: ch.id,
+        payment_intent: ch.payment_intent,
+        currency: ch.currency,
+        status: 'needs_response',
+        reason: 'fraudulent',
+        created: now(),
+        livemode: false,
+      };
+      disputes.set(id, dispute);
+      return copy(dispute);
+    },
+    closeDispute(disputeId, status) {
+      const dispute = get(disputes, 'dispute', disputeId);
+      dispute.status = status;
+      return copy(dispute);
+    },
+    renew(subscriptionId, token) {
+      const sub = get(subscriptions, 'subscription', subscriptionId);
+      const item = sub.items.data[0];
+      const invoice = openInvoice(sub, item.price, 'subscription_cycle');
+      invoice.confirmation_secret = null;
+      const intent = get(intents, 'payment_intent', invoiceToIntent.get(invoice.id!)!);
+      const pm = methodFrom(token ?? (sub.default_payment_method as string), sub.customer as string);
+      try {
+        charge(intent, pm, true);
+      } catch (e) {
+        if (!(e instanceof StripeFail)) throw e;
+      }
+      if (intent.status === 'succeeded') {
+        invoice.status = 'paid';
+        invoice.amount_paid = invoice.amount_due;
+        recordInvoicePayment(invoice, intent);
+        const line = invoice.lines.data[0];
+        item.current_period_start = line.period.start;
+        item.current_period_end = line.period.end;
+        sub.status = 'active';
+      } else {
+        sub.status = 'past_due';
+      }
+      return invoiceView(invoice, false);
     },
     customer: (id) => copy(get(customers, 'customer', id)),
     paymentIntent: (id) => copy(get(intents, 'payment_intent', id)),

@@ -1,9 +1,13 @@
+import { lazy, Suspense } from 'react';
 import { Box, Flex } from '@aim/shared-kit/ui';
 import { useAtomValue } from 'jotai';
 import { Outlet } from '@aim/shared-kit/router';
 import { PromoBanner } from '../features/frame/promo-banner.tsx';
 import { SIDEBAR_WIDTH, Sidebar, sidebarCollapsedAtom } from '../features/frame/sidebar.tsx';
 import { TopBar } from '../features/frame/top-bar.tsx';
+
+// why the account is on hold, if it is (a dispute, a negative balance, a past-due renewal): off the first render's bundle
+const AccountHoldBanner = lazy(() => import('../features/frame/account-hold-banner.tsx'));
 
 /**
  * The dashboard frame: fixed sidebar (a drawer from the top bar on phones), banner, top bar, and
@@ -16,6 +20,9 @@ export function DashboardLayout() {
     <Box minH="100vh" bg="bg">
       <Sidebar />
       <Flex direction="column" minH="100vh" minW="0" ml={{ base: '0', md: `${width}px` }} transition="margin-left 0.15s ease">
+        <Suspense fallback={null}>
+          <AccountHoldBanner />
+        </Suspense>
         <PromoBanner />
         <TopBar />
         {/* A word longer than a phone's line (an email, an id) breaks rather than pushing the page wider. */}

@@ -3,6 +3,7 @@ import { Alert, Badge, Button, Card, EmptyState, Heading, HStack, Skeleton, Stac
 import { serverMessage, type BillingGateway, type PaymentMethod } from '../../gateway/billing-gateway.ts';
 import { useBillingConfig } from '../../gateway/use-billing-config.ts';
 import { CARD_ERROR_MS, TEXTS, type Notices } from '../../notices.ts';
+import { CatalogUnavailable } from '../catalog/catalog-unavailable.tsx';
 import { CheckoutDialog, startCheckout } from '../checkout/checkout-panel.tsx';
 
 type ListState = { status: 'loading' | 'error'; cards: PaymentMethod[] } | { status: 'ready'; cards: PaymentMethod[] };
@@ -13,7 +14,7 @@ export type PaymentMethodsPageProps = { gateway: BillingGateway; notify: Notices
 const brandName = (brand: string) => (brand ? brand[0]!.toUpperCase() + brand.slice(1) : 'Card');
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
-/** Spec §2 Payment Methods: the saved cards with Refresh, Add New, Set default and Delete. */
+/** Spec §2 Payment Methods: the saved cards with Refresh and Add New; every card has Set default (disabled on the default one) and Delete. */
 export function PaymentMethodsPage({ gateway, notify, errorMs = CARD_ERROR_MS }: PaymentMethodsPageProps) {
   const config = useBillingConfig(gateway);
   const [list, setList] = useState<ListState>({ status: 'loading', cards: [] });
@@ -98,6 +99,10 @@ export function PaymentMethodsPage({ gateway, notify, errorMs = CARD_ERROR_MS }:
         </HStack>
       </HStack>
 
+      {config.status === 'error' && (
+        <CatalogUnavailable title="Cards cannot be added right now." onRetry={config.retry} testId="payment-methods-config-error" />
+      )}
+
       {error && (
         <Alert.Root status="error" data-testid="payment-methods-error">
           <Alert.Indicator />
@@ -156,18 +161,16 @@ export function PaymentMethodsPage({ gateway, notify, errorMs = CARD_ERROR_MS }:
                       </Text>
                     </Stack>
                     <HStack gap="2">
-                      {!card.default && (
-                        <Button
-                          size="sm"
-                          variant="outline"
-                          aria-label={`Set ${label} as default`}
-                          loading={busy === `default:${card.id}`}
-                          disabled={busy !== null}
-                          onClick={() => void change(`default:${card.id}`, () => gateway.makeDefaultPaymentMethod(card.id))}
-                        >
-                          Set default
-                        </Button>
-                      )}
+                      <Button
+                        size="sm"
+                        variant="outline"
+                        aria-label={`Set ${label} as default`}
+                        loading={busy === `default:${card.id}`}
+                        disabled={card.default || busy !== null}
+                        onClick={() => void change(`default:${card.id}`, () => gateway.makeDefaultPaymentMethod(card.id))}
+                      >
+                        Set default
+                      </Button>
                       <Button
                         size="sm"
                         variant="outline"

@@ -1,33 +1,45 @@
 import { useState } from 'react';
 import { Badge, Button, Card, HStack, SimpleGrid, Slider, Stack, Text } from '@aim/shared-kit/ui';
-import { SCALE_SLIDER, type Plan } from '@aim/shared-kit/domain';
+import { SCALE_SLIDER, scaleImagesDaily } from '@aim/shared-kit/domain';
 import { formatCredits } from '@aim/shared-kit/format';
-import { FIXED_PLANS, formatUsd, planButton, SCALE_DEFAULT, scaleOffer, type Account } from './plan-rules.ts';
+import type { CatalogPlan } from '../../gateway/billing-gateway.ts';
+import { fixedPlans, formatUsd, planButton, SCALE_DEFAULT, scaleOffer, type Account } from './plan-rules.ts';
 
 type Props = {
   account: Account;
+  /** The server catalog's plans (GET /billing/config). */
+  plans: readonly CatalogPlan[];
   /** The plan whose checkout is starting, if any: its button spins, the others wait. */
   starting: string | null;
-  onChoose: (plan: Plan) => void;
+  onChoose: (plan: CatalogPlan) => void;
 };
 
-/** Basic, Starter, Growth (Most Popular) and Scale with its volume slider. */
-export function PlanCards({ account, starting, onChoose }: Props) {
+/** Basic, Starter, Growth (Most Popular) and Scale with its volume slider, priced from the catalog. */
+export function PlanCards({ account, plans, starting, onChoose }: Props) {
   const [scale, setScale] = useState(SCALE_DEFAULT);
-  const offer = scaleOffer(scale);
+  const offer = scaleOffer(plans, scale);
   return (
     <SimpleGrid columns={{ base: 1, md: 2, xl: 4 }} gap="4" data-testid="plan-cards">
-      {FIXED_PLANS.map((plan) => (
-        <PlanCard key={plan.id} testId={plan.id} plan={plan} popular={plan.popular} account={account} starting={starting} onChoose={onChoose}>
+      {fixedPlans(plans).map((plan) => (
+        <PlanCard
+          key={plan.id}
+          testId={plan.id}
+          title={plan.label}
+          plan={plan}
+          popular={plan.popular}
+          account={account}
+          starting={starting}
+          onChoose={onChoose}
+        >
           <Text textStyle="sm" color="fg.muted">
             {formatCredits(plan.credits)} credits every month
           </Text>
         </PlanCard>
       ))}
-      <PlanCard testId="scale" plan={offer} popular={false} account={account} starting={starting} onChoose={onChoose}>
+      <PlanCard testId="scale" title="Scale" plan={offer} popular={false} account={account} starting={starting} onChoose={onChoose}>
         <Stack gap="3">
-          <Text textStyle="sm" color="fg.muted">
-            {formatCredits(offer.credits)} credits every month
+          <Text textStyle="sm" color="fg.muted" data-testid="scale-tier">
+            {offer ? `${offer.label}: ${formatCredits(offer.credits)} credits every month` : 'Not available'}
           </Text>
           <Slider.Root
             min={SCALE_SLIDER.min}
@@ -48,7 +60,7 @@ export function PlanCards({ account, starting, onChoose }: Props) {
             </Slider.Control>
           </Slider.Root>
           <Text textStyle="sm" fontWeight="semibold" data-testid="scale-images-daily">
-            {formatCredits(offer.imagesDaily)} images daily
+            {formatCredits(scaleImagesDaily(scale))} images daily
           </Text>
           <Badge variant="subtle" colorPalette="green" alignSelf="flex-start">
             50% off · double bonus
@@ -59,27 +71,28 @@ export function PlanCards({ account, starting, onChoose }: Props) {
   );
 }
 
-type CardProps = Omit<Props, 'onChoose'> & {
+type CardProps = Omit<Props, 'plans'> & {
   testId: string;
-  plan: Plan;
+  title: string;
+  /** Null when the catalog lacks the plan (a Scale tier): no price, nothing to buy. */
+  plan: CatalogPlan | null;
   popular: boolean;
-  onChoose: (plan: Plan) => void;
   children: React.ReactNode;
 };
 
-function PlanCard({ testId, plan, popular, account, starting, onChoose, children }: CardProps) {
-  const button = planButton(plan.id, account);
+function PlanCard({ testId, title, plan, popular, account, starting, onChoose, children }: CardProps) {
+  const button = plan ? planButton(plan.id, account) : { label: 'Subscribe', disabled: true };
   return (
     <Card.Root
       variant="outline"
       borderColor={popular ? 'brand.solid' : undefined}
       borderWidth={popular ? '2px' : undefined}
       data-testid={`plan-card-${testId}`}
-      data-plan={plan.id}
+      data-plan={plan?.id}
     >
       <Card.Header>
         <HStack justify="space-between" gap="2">
-          <Card.Title>{plan.name}</Card.Title>
+          <Card.Title>{title}</Card.Title>
           {popular && (
             <Badge colorPalette="brand" variant="solid">
               Most Popular
@@ -88,7 +101,7 @@ function PlanCard({ testId, plan, popular, account, starting, onChoose, children
         </HStack>
         <HStack align="baseline" gap="1">
           <Text fontSize="3xl" fontWeight="bold" data-testid="plan-price">
-            {formatUsd(plan.priceUsd)}
+            {plan ? formatUsd(plan.amount) : '—'}
           </Text>
           <Text color="fg.muted">/ month</Text>
         </HStack>
@@ -99,9 +112,9 @@ function PlanCard({ testId, plan, popular, account, starting, onChoose, children
           w="full"
           colorPalette="brand"
           variant={button.disabled ? 'subtle' : popular ? 'solid' : 'outline'}
-          disabled={button.disabled || (starting !== null && starting !== plan.id)}
-          loading={starting === plan.id}
-          onClick={() => onChoose(plan)}
+          disabled={button.disabled || (starting !== null && starting !== plan?.id)}
+          loading={!!plan && starting === plan.id}
+          onClick={() => plan && onChoose(plan)}
         >
           {button.label}
         </Button>

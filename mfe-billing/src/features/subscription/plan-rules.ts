@@ -1,5 +1,8 @@
 // Spec §4 (Subscription) and §9 (plans, the Scale slider): what the Subscription page shows.
-import { NO_PLAN, PLANS, scaleImagesDaily, scalePlanForSlider, type Plan } from '@aim/shared-kit/domain';
+// Prices and credits come from the server's catalog (GET /billing/config); the rules here only
+// pick which of its plans a card shows.
+import { NO_PLAN, scalePlanForSlider } from '@aim/shared-kit/domain';
+import type { CatalogPlan } from '../../gateway/billing-gateway.ts';
 
 export type Account = { plan: string | null; next_billing_date: string | null; trialed?: boolean | null };
 
@@ -17,30 +20,36 @@ export function planButton(cardPlan: string, account: Account): PlanButton {
   return { label: 'Switch plan', disabled: false };
 }
 
-/** Plan zero has no subscription to cancel; a billing date means it renews; none means it was cancelled. */
-export function cancelButton(account: Account): { label: 'Cancel' | 'Cancelled'; disabled: boolean } | null {
-  if (!hasPlan(account)) return null;
-  return account.next_billing_date ? { label: 'Cancel', disabled: false } : { label: 'Cancelled', disabled: true };
+/**
+ * Spec §4: with a next billing date the button reads Cancel; without one (plan zero, or a
+ * subscription already cancelled) it reads Cancelled and is disabled.
+ */
+export function cancelButton(account: Account): { label: 'Cancel' | 'Cancelled'; disabled: boolean } {
+  return hasPlan(account) && account.next_billing_date ? { label: 'Cancel', disabled: false } : { label: 'Cancelled', disabled: true };
 }
 
-/** The 7-day trial is offered to users with no plan who never trialed. */
+/** The trial is offered to users with no plan who never trialed. */
 export function isTrialEligible(account: Account): boolean {
   return !hasPlan(account) && !account.trialed;
 }
 
-const plan = (id: Plan['id']) => PLANS.find((p) => p.id === id)!;
+/** The fixed cards before Scale, in order; Growth is marked Most Popular. */
+const FIXED_PLAN_IDS = ['basic', 'starter', 'growth'] as const;
+const POPULAR_PLAN = 'growth';
 
-/** The fixed cards before Scale; Growth is marked Most Popular. */
-export const FIXED_PLANS: readonly (Plan & { popular: boolean })[] = (['basic', 'starter', 'growth'] as const).map((id) => ({
-  ...plan(id),
-  popular: id === 'growth',
-}));
+/** The fixed cards of the catalog's plans (a plan the catalog lacks has no card). */
+export function fixedPlans(plans: readonly CatalogPlan[]): (CatalogPlan & { popular: boolean })[] {
+  return FIXED_PLAN_IDS.flatMap((id) => {
+    const plan = plans.find((p) => p.id === id);
+    return plan ? [{ ...plan, popular: id === POPULAR_PLAN }] : [];
+  });
+}
 
 export const SCALE_DEFAULT = 1;
 
-/** The Scale card at a slider value: which tier it buys, its price and credits, and images per day. */
-export function scaleOffer(value: number): Plan & { imagesDaily: number } {
-  return { ...plan(scalePlanForSlider(value)), imagesDaily: scaleImagesDaily(value) };
+/** The catalog's Scale tier a slider value buys; null when the catalog lacks it. */
+export function scaleOffer(plans: readonly CatalogPlan[], value: number): CatalogPlan | null {
+  return plans.find((p) => p.id === scalePlanForSlider(value)) ?? null;
 }
 
 export function formatUsd(amount: number | string): string {

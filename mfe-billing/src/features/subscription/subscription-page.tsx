@@ -1,15 +1,15 @@
 import { useState } from 'react';
 import { Alert, Badge, Button, Card, DataList, Dialog, Heading, HStack, Portal, SimpleGrid, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
-import type { Plan } from '@aim/shared-kit/domain';
 import { planLabel } from '@aim/shared-kit/domain';
 import { formatCredits } from '@aim/shared-kit/format';
 import { refreshUserRow } from '@aim/shared-kit/session';
 import type { BillingAccount } from '../../gateway/account.ts';
-import type { BillingGateway, Intent } from '../../gateway/billing-gateway.ts';
+import type { BillingConfig, BillingGateway, CatalogPlan, Intent } from '../../gateway/billing-gateway.ts';
 import { useBillingConfig } from '../../gateway/use-billing-config.ts';
 import { TEXTS, type Notices } from '../../notices.ts';
 import type { ActivityGateway } from '../activity/activity-gateway.ts';
 import { CreditActivity } from '../activity/credit-activity.tsx';
+import { CatalogUnavailable } from '../catalog/catalog-unavailable.tsx';
 import { CheckoutDialog, startCheckout } from '../checkout/checkout-panel.tsx';
 import { TopUpDialogView } from '../top-up/top-up-dialog.tsx';
 import { PlanCards } from './plan-cards.tsx';
@@ -24,6 +24,8 @@ export type SubscriptionPageProps = {
   /** Usage and credit history (issue 15); left out, the section is not shown. */
   activity?: ActivityGateway;
 };
+
+type Trial = BillingConfig['trial'];
 
 type Checkout = { title: string; intent: Intent; summary: string; submitLabel: string; doneText: string };
 
@@ -49,11 +51,7 @@ export function SubscriptionPage({ gateway, account, status, notify, activity }:
         ) : (
           <Stack gap="4" data-testid="subscription-loading" aria-busy="true">
             <Skeleton h="32" rounded="l3" />
-            <SimpleGrid columns={{ base: 1, md: 2, xl: 4 }} gap="4">
-              {[0, 1, 2, 3].map((i) => (
-                <Skeleton key={i} h="64" rounded="l3" />
-              ))}
-            </SimpleGrid>
+            <PlansSkeleton />
           </Stack>
         )}
       </Page>
@@ -68,22 +66,21 @@ export function SubscriptionPage({ gateway, account, status, notify, activity }:
     if (started) setCheckout({ ...describe, intent: { kind: 'payment', clientSecret: started.clientSecret } });
   }
 
-  function choosePlan(plan: Plan) {
+  function choosePlan(plan: CatalogPlan) {
     const switching = !!account?.next_billing_date && account.plan !== 'zero';
     void begin(plan.id, () => gateway.subscribe(plan.id), {
-      title: `${switching ? 'Switch to' : 'Subscribe to'} ${plan.name}`,
-      summary: `${plan.name} plan: ${formatUsd(plan.priceUsd)} / month, ${formatCredits(plan.credits)} credits every month`,
-      submitLabel: `Pay ${formatUsd(plan.priceUsd)}`,
-      doneText: `You are subscribed to ${plan.name}. Its ${formatCredits(plan.credits)} credits are added to your balance.`,
+      title: `${switching ? 'Switch to' : 'Subscribe to'} ${plan.label}`,
+      summary: `${plan.label} plan: ${formatUsd(plan.amount)} / month, ${formatCredits(plan.credits)} credits every month`,
+      submitLabel: `Pay ${formatUsd(plan.amount)}`,
+      doneText: `You are subscribed to ${plan.label}. Its ${formatCredits(plan.credits)} credits are added to your balance.`,
     });
   }
 
-  function startTrial() {
-    const trial = config.config?.trial;
+  function startTrial(trial: Trial) {
     void begin(TRIAL_KEY, () => gateway.trial(), {
       title: 'Start your trial',
-      summary: trial ? `${trial.days}-day trial: ${formatUsd(trial.amount)} for ${formatCredits(trial.credits)} credits` : '7-day trial: $10',
-      submitLabel: `Pay ${formatUsd(trial?.amount ?? 10)}`,
+      summary: `${trial.days}-day trial: ${formatUsd(trial.amount)} for ${formatCredits(trial.credits)} credits`,
+      submitLabel: `Pay ${formatUsd(trial.amount)}`,
       doneText: 'Your trial has started. Its credits are added to your balance.',
     });
   }
@@ -103,7 +100,7 @@ export function SubscriptionPage({ gateway, account, status, notify, activity }:
   }
 
   const cancelState = cancelButton(account);
-  const trialOffered = isTrialEligible(account);
+  const trial = isTrialEligible(account) ? (config.config?.trial ?? null) : null;
 
   return (
     <Page>
@@ -135,17 +132,15 @@ export function SubscriptionPage({ gateway, account, status, notify, activity }:
               </DataList.Item>
             </DataList.Root>
             <HStack gap="2" alignSelf={{ base: 'flex-start', lg: 'center' }}>
-              {cancelState && (
-                <Button
-                  variant="outline"
-                  colorPalette="red"
-                  disabled={cancelState.disabled}
-                  onClick={() => setConfirmCancel(true)}
-                  data-testid="cancel-subscription"
-                >
-                  {cancelState.label}
-                </Button>
-              )}
+              <Button
+                variant="outline"
+                colorPalette="red"
+                disabled={cancelState.disabled}
+                onClick={() => setConfirmCancel(true)}
+                data-testid="cancel-subscription"
+              >
+                {cancelState.label}
+              </Button>
               <Button colorPalette="brand" onClick={() => setTopUpOpen(true)}>
                 Get credits
               </Button>
@@ -154,15 +149,14 @@ export function SubscriptionPage({ gateway, account, status, notify, activity }:
         </Card.Body>
       </Card.Root>
 
-      {trialOffered && (
+      {trial && (
         <Card.Root variant="subtle" data-testid="trial-offer">
           <Card.Body>
             <Stack direction={{ base: 'column', md: 'row' }} gap="4" justify="space-between" align={{ md: 'center' }}>
               <Stack gap="1">
-                <Text fontWeight="semibold">Try it for {config.config?.trial.days ?? 7} days</Text>
+                <Text fontWeight="semibold">Try it for {trial.days} days</Text>
                 <Text textStyle="sm" color="fg.muted">
-                  {formatUsd(config.config?.trial.amount ?? 10)} once, with {formatCredits(config.config?.trial.credits ?? 250)} credits to try every tool.
-                  Offered once, before your first plan.
+                  {formatUsd(trial.amount)} once, with {formatCredits(trial.credits)} credits to try every tool. Offered once, before your first plan.
                 </Text>
               </Stack>
               <Button
@@ -170,9 +164,9 @@ export function SubscriptionPage({ gateway, account, status, notify, activity }:
                 variant="outline"
                 loading={starting === TRIAL_KEY}
                 disabled={!!starting && starting !== TRIAL_KEY}
-                onClick={startTrial}
+                onClick={() => startTrial(trial)}
               >
-                Start 7-day trial
+                Start {trial.days}-day trial
               </Button>
             </Stack>
           </Card.Body>
@@ -188,7 +182,13 @@ export function SubscriptionPage({ gateway, account, status, notify, activity }:
             {TEXTS.needsSubscription}
           </Text>
         </HStack>
-        <PlanCards account={account} starting={starting === TRIAL_KEY ? null : starting} onChoose={choosePlan} />
+        {config.status === 'ready' ? (
+          <PlanCards account={account} plans={config.config.plans} starting={starting === TRIAL_KEY ? null : starting} onChoose={choosePlan} />
+        ) : config.status === 'error' ? (
+          <CatalogUnavailable title="The plans and prices could not be loaded." onRetry={config.retry} testId="plans-error" />
+        ) : (
+          <PlansSkeleton testId="plans-loading" />
+        )}
       </Stack>
 
       {activity && <CreditActivity gateway={activity} />}
@@ -232,6 +232,17 @@ export function SubscriptionPage({ gateway, account, status, notify, activity }:
         </Portal>
       </Dialog.Root>
     </Page>
+  );
+}
+
+/** The four plan cards while the catalog loads. */
+function PlansSkeleton({ testId }: { testId?: string }) {
+  return (
+    <SimpleGrid columns={{ base: 1, md: 2, xl: 4 }} gap="4" data-testid={testId} aria-busy={testId ? 'true' : undefined}>
+      {[0, 1, 2, 3].map((i) => (
+        <Skeleton key={i} h="64" rounded="l3" />
+      ))}
+    </SimpleGrid>
   );
 }
 

@@ -1,26 +1,26 @@
 import { useState, type FormEvent } from 'react';
 import { Alert, Button, Field, HStack, Input, InputGroup, NativeSelect, Stack, Switch, Text } from '@aim/shared-kit/ui';
-import { AUTO_TOP_UP_DEFAULTS, AUTO_TOP_UP_MAX_FAILURES, AUTO_TOP_UP_THRESHOLDS } from '@aim/shared-kit/domain';
+import { AUTO_TOP_UP_MAX_FAILURES } from '@aim/shared-kit/domain';
 import { formatCredits } from '@aim/shared-kit/format';
-import { parseCustomTopUp } from '@aim/shared-kit/validate';
 import type { BillingAccount } from '../../gateway/account.ts';
-import { serverMessage, type BillingGateway } from '../../gateway/billing-gateway.ts';
+import { serverMessage, type BillingConfig, type BillingGateway } from '../../gateway/billing-gateway.ts';
 import { TEXTS, type Notices } from '../../notices.ts';
-import { cleanAmountInput, creditsForUsd } from './top-up-rules.ts';
+import { cleanAmountInput, creditsForUsd, parseCustomAmount } from './top-up-rules.ts';
 
-type Props = { gateway: BillingGateway; account: BillingAccount; notify: Notices };
+type Props = { gateway: BillingGateway; account: BillingAccount; catalog: Pick<BillingConfig, 'topup' | 'auto_topup'>; notify: Notices };
 
-/** Spec §9: buy credits with the default card when the balance falls below a threshold. */
-export function AutoTopUpSettings({ gateway, account, notify }: Props) {
+/** Spec §9: buy credits with the default card when the balance falls below a threshold (thresholds and defaults from the catalog). */
+export function AutoTopUpSettings({ gateway, account, catalog, notify }: Props) {
+  const { topup, auto_topup: limits } = catalog;
   const [enabled, setEnabled] = useState(account.auto_topup);
-  const [threshold, setThreshold] = useState(String(account.auto_topup_min ?? AUTO_TOP_UP_DEFAULTS.threshold));
-  const [amount, setAmount] = useState(String(account.auto_topup_amount ?? AUTO_TOP_UP_DEFAULTS.amountUsd));
+  const [threshold, setThreshold] = useState(String(account.auto_topup_min ?? limits.default_min));
+  const [amount, setAmount] = useState(String(account.auto_topup_amount ?? limits.default_amount));
   const [amountError, setAmountError] = useState<string | null>(null);
   const [state, setState] = useState<'idle' | 'saving' | 'saved'>('idle');
 
   async function save(event: FormEvent) {
     event.preventDefault();
-    const parsed = parseCustomTopUp(amount);
+    const parsed = parseCustomAmount(amount, topup);
     if (!parsed.ok) {
       setAmountError(parsed.message);
       return;
@@ -36,7 +36,9 @@ export function AutoTopUpSettings({ gateway, account, notify }: Props) {
   }
 
   const touched = () => setState((s) => (s === 'saved' ? 'idle' : s));
-  const parsed = parseCustomTopUp(amount);
+  const parsed = parseCustomAmount(amount, topup);
+  // a saved threshold the catalog no longer offers stays shown as what is saved (not silently the first option)
+  const thresholds = limits.thresholds.includes(Number(threshold)) ? limits.thresholds : [...limits.thresholds, Number(threshold)].sort((a, b) => a - b);
 
   return (
     <form onSubmit={save} data-testid="auto-top-up">
@@ -76,7 +78,7 @@ export function AutoTopUpSettings({ gateway, account, notify }: Props) {
                   touched();
                 }}
               >
-                {AUTO_TOP_UP_THRESHOLDS.map((t) => (
+                {thresholds.map((t) => (
                   <option key={t} value={t}>
                     {formatCredits(t)} credits
                   </option>
@@ -102,7 +104,11 @@ export function AutoTopUpSettings({ gateway, account, notify }: Props) {
             {amountError ? (
               <Field.ErrorText>{amountError}</Field.ErrorText>
             ) : (
-              <Field.HelperText>{parsed.ok ? `${formatCredits(creditsForUsd(parsed.usd))} credits, in $10 blocks` : 'In $10 blocks'}</Field.HelperText>
+              <Field.HelperText>
+                {parsed.ok
+                  ? `${formatCredits(creditsForUsd(parsed.usd, topup))} credits, in $${topup.block_dollars} blocks`
+                  : `In $${topup.block_dollars} blocks`}
+              </Field.HelperText>
             )}
           </Field.Root>
         </HStack>

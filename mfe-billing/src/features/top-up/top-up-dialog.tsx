@@ -22,13 +22,15 @@ import { formatCredits } from '@aim/shared-kit/format';
 import type { TopUpDialogProps } from '@aim/shared-kit/remote';
 import { useUserRow } from '@aim/shared-kit/session';
 import type { BillingAccount } from '../../gateway/account.ts';
-import { useBillingGateway, type BillingGateway, type Intent } from '../../gateway/billing-gateway.ts';
+import { useBillingGateway, type BillingConfig, type BillingGateway, type Intent } from '../../gateway/billing-gateway.ts';
 import { useEnsureCustomer } from '../../gateway/ensure-customer.ts';
 import { useBillingConfig } from '../../gateway/use-billing-config.ts';
 import { notices, TEXTS, type Notices } from '../../notices.ts';
+import { CatalogUnavailable } from '../catalog/catalog-unavailable.tsx';
 import { CheckoutPanel, startCheckout } from '../checkout/checkout-panel.tsx';
 import { AutoTopUpSettings } from './auto-top-up-settings.tsx';
-import { AMOUNT_CHOICES, cleanAmountInput, CUSTOM, resolveTopUp } from './top-up-rules.ts';
+import { SpendingControls } from './spending-controls.tsx';
+import { amountChoices, cleanAmountInput, creditsForUsd, CUSTOM, resolveTopUp } from './top-up-rules.ts';
 
 export type TopUpDialogViewProps = TopUpDialogProps & { gateway: BillingGateway; account: BillingAccount | null; notify?: Notices };
 
@@ -84,15 +86,7 @@ function DialogBody({ gateway, account, notify, step, setStep, close }: BodyProp
     );
   }
   if (config.status === 'error') {
-    return (
-      <Alert.Root status="error" data-testid="top-up-error">
-        <Alert.Indicator />
-        <Alert.Title>Billing is unavailable right now.</Alert.Title>
-        <Button size="sm" variant="outline" alignSelf="center" onClick={config.retry}>
-          Retry
-        </Button>
-      </Alert.Root>
-    );
+    return <CatalogUnavailable title="Billing is unavailable right now." onRetry={config.retry} testId="top-up-error" />;
   }
   if (step.kind === 'pay') {
     return (
@@ -111,18 +105,20 @@ function DialogBody({ gateway, account, notify, step, setStep, close }: BodyProp
       />
     );
   }
-  return <ChooseStep gateway={gateway} account={account} notify={notify} onPay={setStep} close={close} />;
+  return <ChooseStep gateway={gateway} account={account} catalog={config.config} notify={notify} onPay={setStep} close={close} />;
 }
 
-type ChooseProps = { gateway: BillingGateway; account: BillingAccount; notify: Notices; onPay: (s: Step) => void; close: () => void };
+type ChooseProps = { gateway: BillingGateway; account: BillingAccount; catalog: BillingConfig; notify: Notices; onPay: (s: Step) => void; close: () => void };
 
-function ChooseStep({ gateway, account, notify, onPay, close }: ChooseProps) {
-  const [choice, setChoice] = useState(AMOUNT_CHOICES[0]!.value);
+function ChooseStep({ gateway, account, catalog, notify, onPay, close }: ChooseProps) {
+  const { topup } = catalog;
+  const choices = amountChoices(topup);
+  const [choice, setChoice] = useState(choices[0]!.value);
   const [custom, setCustom] = useState('');
   const [showError, setShowError] = useState(false);
   const [starting, setStarting] = useState(false);
   const subscribed = !!account.plan && account.plan !== NO_PLAN;
-  const amount = resolveTopUp(choice, custom);
+  const amount = resolveTopUp(choice, custom, topup);
 
   async function buy(event: FormEvent) {
     event.preventDefault();
@@ -163,7 +159,7 @@ function ChooseStep({ gateway, account, notify, onPay, close }: ChooseProps) {
                   setShowError(false);
                 }}
               >
-                {AMOUNT_CHOICES.map((c) => (
+                {choices.map((c) => (
                   <option key={c.value} value={c.value}>
                     {c.label}
                   </option>
@@ -179,7 +175,7 @@ function ChooseStep({ gateway, account, notify, onPay, close }: ChooseProps) {
                 <Input
                   value={custom}
                   inputMode="numeric"
-                  placeholder="Multiples of $10"
+                  placeholder={`Multiples of $${topup.block_dollars}`}
                   autoFocus
                   onChange={(e) => {
                     setCustom(cleanAmountInput(e.currentTarget.value));
@@ -187,7 +183,13 @@ function ChooseStep({ gateway, account, notify, onPay, close }: ChooseProps) {
                   }}
                 />
               </InputGroup>
-              {showError && !amount.ok ? <Field.ErrorText>{amount.message}</Field.ErrorText> : <Field.HelperText>$10 buys 250 credits.</Field.HelperText>}
+              {showError && !amount.ok ? (
+                <Field.ErrorText>{amount.message}</Field.ErrorText>
+              ) : (
+                <Field.HelperText>
+                  ${topup.block_dollars} buys {formatCredits(creditsForUsd(topup.block_dollars, topup))} credits.
+                </Field.HelperText>
+              )}
             </Field.Root>
           )}
           <Text color="fg.muted" data-testid="top-up-credits">
@@ -206,8 +208,10 @@ function ChooseStep({ gateway, account, notify, onPay, close }: ChooseProps) {
         <Text textStyle="sm" color="fg.muted">
           Buys credits with your default card whenever your balance falls below the threshold.
         </Text>
-        <AutoTopUpSettings gateway={gateway} account={account} notify={notify} />
+        <AutoTopUpSettings gateway={gateway} account={account} catalog={catalog} notify={notify} />
       </Stack>
+      <Separator />
+      <SpendingControls gateway={gateway} notify={notify} />
     </Stack>
   );
 }

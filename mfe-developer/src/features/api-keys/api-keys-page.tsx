@@ -11,6 +11,8 @@ import { QuickTips } from './components/quick-tips.tsx';
 import { SampleCodeCard } from './components/sample-code-card.tsx';
 import { SigningSecretField } from './components/signing-secret.tsx';
 import { DeliveryConsole } from './components/delivery-console.tsx';
+import { NamedKeysCard } from './components/named-keys-card.tsx';
+import { NAMED_KEY_TEXTS } from './named-keys.ts';
 import { WEBHOOK_TEXTS } from './webhook-rules.ts';
 
 export type Notices = {
@@ -85,6 +87,7 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
 
   // stable, so the secret is read once and the console's polling is not restarted by each render
   const loadSecret = useCallback(() => gateway.getSigningSecret(), [gateway]);
+  const listNamedKeys = useCallback((signal: AbortSignal) => gateway.listNamedKeys(signal), [gateway]);
   const listDeliveries = useCallback(
     (filter: Parameters<typeof gateway.listDeliveries>[0], signal: AbortSignal) => gateway.listDeliveries(filter, signal),
     [gateway],
@@ -135,6 +138,26 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
                 reportFailure(TEXTS.rotateFailed, error);
               }
             }}
+          />
+          <NamedKeysCard
+            list={listNamedKeys}
+            create={async (body) => {
+              const created = await gateway.createNamedKey(body);
+              notices.success(NAMED_KEY_TEXTS.created);
+              return created;
+            }}
+            onCreateFailed={(error) => reportFailure(NAMED_KEY_TEXTS.createFailed, error)}
+            revoke={async (id) => {
+              try {
+                const revoked = await gateway.revokeNamedKey(id);
+                notices.success(NAMED_KEY_TEXTS.revoked);
+                return revoked;
+              } catch (error) {
+                reportFailure(NAMED_KEY_TEXTS.revokeFailed, error);
+                return null;
+              }
+            }}
+            onCopy={(key) => copy(key, NAMED_KEY_TEXTS.copied)}
           />
           <SimpleGrid columns={{ base: 1, lg: 2 }} gap="6" alignItems="start">
             <WebhookCard

@@ -4,6 +4,7 @@ import { useMemo } from 'react';
 import { useApiClient, type ApiClient } from '@aim/shared-kit/api';
 import { refreshUserRow } from '@aim/shared-kit/session';
 import { webhookRequestBody } from './key-rules.ts';
+import type { CreatedNamedKey, NamedKey, NewNamedKey } from './named-keys.ts';
 import { deliveriesPath, type Delivery, type SigningSecret, type StatusFilter } from './webhook-rules.ts';
 
 export type ApiKeysGateway = {
@@ -22,6 +23,12 @@ export type ApiKeysGateway = {
   resendDelivery(id: string): Promise<void>;
   /** POST /auth/webhook-test: a webhook.test event to the account webhook URL. */
   sendTestEvent(): Promise<void>;
+  /** GET /auth/api-keys: the named keys, newest first (never the keys themselves). */
+  listNamedKeys(signal?: AbortSignal): Promise<NamedKey[]>;
+  /** POST /auth/api-keys: answers the new key with the key itself, the only time it is shown. */
+  createNamedKey(input: NewNamedKey): Promise<CreatedNamedKey>;
+  /** POST /auth/api-keys/{id}/revoke: the key is refused from the next request on. */
+  revokeNamedKey(id: string): Promise<NamedKey>;
 };
 
 function createApiKeysGateway(api: ApiClient, afterChange: () => Promise<void>): ApiKeysGateway {
@@ -50,6 +57,11 @@ function createApiKeysGateway(api: ApiClient, afterChange: () => Promise<void>):
     async sendTestEvent() {
       await api.post('/auth/webhook-test', undefined, quiet);
     },
+    async listNamedKeys(signal) {
+      return (await api.get<{ keys: NamedKey[] }>('/auth/api-keys', { ...quiet, signal })).keys;
+    },
+    createNamedKey: (input) => api.post<CreatedNamedKey>('/auth/api-keys', input, quiet),
+    revokeNamedKey: (id) => api.post<NamedKey>(`/auth/api-keys/${encodeURIComponent(id)}/revoke`, undefined, quiet),
   };
 }
 

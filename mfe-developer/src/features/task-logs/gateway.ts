@@ -5,7 +5,7 @@ import { useMemo } from 'react';
 import { type ApiClient, useApiClient } from '@aim/shared-kit/api';
 import { withNormalizedStatus } from '@aim/shared-kit/domain';
 import { getSupabaseClient, postgrestList, RANGE_NOT_SATISFIABLE } from '@aim/shared-kit/supabase';
-import { exportFilters, type LogQuery, statusesOf, typesOf } from './log-rules.ts';
+import { apiKeyCondition, exportFilters, type KeyOption, type LogQuery, statusesOf, typesOf } from './log-rules.ts';
 
 export type LogRow = {
   id: string;
@@ -15,6 +15,8 @@ export type LogRow = {
   created_at: string;
   refund: number | null;
   result: unknown;
+  /** The named API key that made it; null: the primary key or the dashboard. */
+  api_key_id?: string | null;
 };
 
 export type LogPage = { rows: LogRow[]; total: number };
@@ -28,6 +30,8 @@ export type TaskLogsGateway = {
   movements(taskId: string): Promise<Movement[]>;
   /** Starts the browser's download of the tasks the view's filters match, as CSV (every page). */
   exportCsv(query: LogQuery): Promise<void>;
+  /** The account's named API keys (GET /auth/api-keys), for the key filter and the detail. */
+  keys(): Promise<KeyOption[]>;
 };
 
 export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseClient>, api: ApiClient): TaskLogsGateway {
@@ -42,13 +46,15 @@ export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseCli
       request = request.or(anyOf.join(','));
     }
     if (query.taskId) request = request.eq('id', query.taskId);
+    const byKey = apiKeyCondition(query.key);
+    if (byKey) request = 'is' in byKey ? request.is('api_key_id', null) : request.eq('api_key_id', byKey.eq);
     return request;
   }
 
   return {
     async list(email, query) {
       const from = (query.page - 1) * query.pageSize;
-      const { data, error, count } = await matching(email, query, 'id, status, type, result, created_at, percentage, refund', false)
+      const { data, error, count } = await matching(email, query, 'id, status, type, result, created_at, percentage, refund, api_key_id', false)
         .order('created_at', { ascending: false })
         .order('id', { ascending: false })
         .range(from, from + query.pageSize - 1);
@@ -83,6 +89,10 @@ export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseCli
       document.body.appendChild(link);
       link.click();
       link.remove();
+    },
+    async keys() {
+      const { keys } = await api.get<{ keys: KeyOption[] }>('/auth/api-keys', { toastOnError: false });
+      return keys.map(({ id, name, prefix, last4, revoked }) => ({ id, name, prefix, last4, revoked }));
     },
   };
 }

@@ -15,7 +15,11 @@ export type LogQuery = {
   /** 1-based. */
   page: number;
   pageSize: PageSize;
+  /** Which API key made the tasks: 'all', 'primary' (the account key and the dashboard) or a named key's id. */
+  key: KeyFilter;
 };
+
+export type KeyFilter = 'all' | 'primary' | (string & {});
 
 export const TEXTS = {
   loading: 'Loading...',
@@ -24,6 +28,7 @@ export const TEXTS = {
   badTaskId: 'Enter a full task ID (36 characters, like 0b8e…-…).',
   exportFailed: 'The export could not be started. Please try again.',
   movementsFailed: 'The credit movements could not be loaded.',
+  exportAllKeys: 'The CSV export covers every key: choose All keys to export.',
   noMovements: 'No credit movements for this task.',
 } as const;
 
@@ -45,7 +50,42 @@ export function parseLogQuery(params: URLSearchParams): LogQuery {
     taskId: (params.get('id') ?? '').trim(),
     page: Number.isInteger(page) && page >= 1 ? page : 1,
     pageSize: (LOG_PAGE_SIZES as readonly number[]).includes(size) ? (size as PageSize) : DEFAULT_LOG_PAGE_SIZE,
+    key: parseKeyFilter(params.get('key')),
   };
+}
+
+function parseKeyFilter(value: string | null): KeyFilter {
+  const key = (value ?? '').trim();
+  if (key === 'primary') return 'primary';
+  return UUID.test(key) ? key.toLowerCase() : 'all';
+}
+
+/** The tasks.api_key_id condition of a key filter: none, `is null` (primary) or one key's id. */
+export function apiKeyCondition(key: KeyFilter): { is: null } | { eq: string } | null {
+  if (key === 'all') return null;
+  return key === 'primary' ? { is: null } : { eq: key };
+}
+
+/** A named key as the filter and the detail name it. */
+export type KeyOption = { id: string; name: string; prefix: string; last4: string; revoked: boolean };
+
+/** The key filter's options: All keys, Primary key, then each named key ('(revoked)' when it is). */
+export function keyFilterOptions(keys: readonly KeyOption[], selected: KeyFilter): { value: string; label: string }[] {
+  const options = [
+    { value: 'all', label: 'All keys' },
+    { value: 'primary', label: 'Primary key' },
+    ...keys.map((k) => ({ value: k.id, label: `${k.name} (${k.prefix}…${k.last4})${k.revoked ? ' (revoked)' : ''}` })),
+  ];
+  // a key from the URL that is not (or not yet) in the list still shows as chosen
+  if (!options.some((o) => o.value === selected)) options.push({ value: selected, label: 'Unknown key' });
+  return options;
+}
+
+/** Which key made a task, for its detail. */
+export function describeTaskKey(apiKeyId: string | null | undefined, keys: readonly KeyOption[]): string {
+  if (!apiKeyId) return 'Primary key or dashboard';
+  const key = keys.find((k) => k.id === apiKeyId);
+  return key ? `${key.name} (${key.prefix}…${key.last4})` : `Named key ${apiKeyId.slice(0, 8)}…`;
 }
 
 /** The query string of a log view, leaving out defaults. */
@@ -56,6 +96,7 @@ export function logSearch(query: LogQuery): string {
   if (query.taskId) params.set('id', query.taskId);
   if (query.page !== 1) params.set('page', String(query.page));
   if (query.pageSize !== DEFAULT_LOG_PAGE_SIZE) params.set('size', String(query.pageSize));
+  if (query.key !== 'all') params.set('key', query.key);
   return params.toString();
 }
 

@@ -3,7 +3,20 @@ import { useSearchParams } from '@aim/shared-kit/router';
 import { Badge, Box, Button, CloseButton, Code, Dialog, Field, HStack, Heading, Input, NativeSelect, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
 import { LOG_PAGE_SIZES, LOG_STATUS_FILTER, LOG_TYPE_FILTER } from '@aim/shared-kit/domain';
 import type { LogRow, Movement, TaskLogsGateway } from './gateway.ts';
-import { formatCreatedAt, formatMovement, formatRefund, isTaskId, type LogQuery, logSearch, pageCount, parseLogQuery, TEXTS } from './log-rules.ts';
+import {
+  describeTaskKey,
+  formatCreatedAt,
+  formatMovement,
+  formatRefund,
+  isTaskId,
+  type KeyOption,
+  keyFilterOptions,
+  type LogQuery,
+  logSearch,
+  pageCount,
+  parseLogQuery,
+  TEXTS,
+} from './log-rules.ts';
 
 export type TaskLogsPageProps = {
   gateway: TaskLogsGateway;
@@ -49,6 +62,18 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
   const [detail, setDetail] = useState<LogRow | null>(null);
   const [exporting, setExporting] = useState(false);
   const [exportFailed, setExportFailed] = useState(false);
+  // the named keys for the key filter; a failed read leaves All keys / Primary key
+  const [keys, setKeys] = useState<KeyOption[]>([]);
+  useEffect(() => {
+    let live = true;
+    gateway.keys().then(
+      (list) => live && setKeys(list),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [gateway]);
 
   /** Downloads every task the filters match as CSV (the server streams it; not just this page). */
   async function exportCsv() {
@@ -120,11 +145,24 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
           <Button size="sm" variant="outline" onClick={() => void load()} disabled={state.status === 'loading'}>
             Refresh
           </Button>
-          <Button size="sm" variant="outline" loading={exporting} onClick={() => void exportCsv()} data-testid="export-task-logs">
+          <Button
+            size="sm"
+            variant="outline"
+            loading={exporting}
+            disabled={query.key !== 'all'}
+            onClick={() => void exportCsv()}
+            data-testid="export-task-logs"
+            aria-describedby={query.key !== 'all' ? 'export-all-keys' : undefined}
+          >
             Export CSV
           </Button>
         </HStack>
       </HStack>
+      {query.key !== 'all' && (
+        <Text id="export-all-keys" color="fg.muted" textStyle="xs" alignSelf="flex-end">
+          {TEXTS.exportAllKeys}
+        </Text>
+      )}
       {exportFailed && (
         <Text role="alert" color="fg.error" textStyle="sm">
           {TEXTS.exportFailed}
@@ -140,6 +178,19 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
           testId="status-filter"
         />
         <FilterSelect label="Type" value={query.type} options={LOG_TYPE_FILTER} onChange={(v) => show({ type: v as LogQuery['type'] })} testId="type-filter" />
+        <Field.Root w="auto" minW="44">
+          <Field.Label>API key</Field.Label>
+          <NativeSelect.Root size="sm">
+            <NativeSelect.Field value={query.key} onChange={(e) => show({ key: e.currentTarget.value })} data-testid="key-filter">
+              {keyFilterOptions(keys, query.key).map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </NativeSelect.Field>
+            <NativeSelect.Indicator />
+          </NativeSelect.Root>
+        </Field.Root>
         <Box flex="1" minW="72">
           <form onSubmit={findTask} noValidate aria-label="Find a task">
             <Field.Root invalid={idError}>
@@ -283,6 +334,9 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
                 <Stack gap="3">
                   <Text fontSize="sm" color="fg.muted">
                     {detail?.type} · {detail?.status} · {detail ? formatCreatedAt(detail.created_at, utc) : ''}
+                  </Text>
+                  <Text fontSize="sm" color="fg.muted" data-testid="task-detail-key">
+                    Made with: {describeTaskKey(detail?.api_key_id, keys)}
                   </Text>
                   <Code as="pre" display="block" whiteSpace="pre-wrap" wordBreak="break-all" p="3" fontSize="xs" data-testid="task-detail-result">
                     {detail?.result == null ? 'No result data yet.' : JSON.stringify(detail.result, null, 2)}

@@ -63,6 +63,26 @@ export interface SandboxProvider extends PaymentProvider {
   advanceClock(customerId: string, to: Date): Promise<void>;
   /** Every event emitted for the customer, oldest first. */
   events(customerId: string): Promise<BillingEvent[]>;
+  /**
+   * Money events, as Stripe's dashboard (or a bank) would cause them, on one of the customer's
+   * succeeded payments (`paymentRef`: pi:<intent> / in:<invoice>, or its bare id; default the
+   * newest). A refund without an amount refunds what is left; a dispute without one disputes it.
+   */
+  refund(customerId: string, input: { paymentRef?: string; amountCents?: number }): Promise<SandboxMoneyResult>;
+  openDispute(customerId: string, input: { paymentRef?: string; amountCents?: number }): Promise<SandboxMoneyResult>;
+  /** Closes the customer's dispute (`disputeId`, default the newest open one) as won or lost. */
+  closeDispute(customerId: string, input: { disputeId?: string; outcome: 'won' | 'lost' }): Promise<SandboxMoneyResult>;
+  /** The next renewal of the live subscription fails now: invoice.payment_failed, subscription past_due. */
+  failRenewal(customerId: string): Promise<{ subscriptionId: string; invoiceId: string }>;
+}
+
+export interface SandboxMoneyResult {
+  paymentRef: string | null;
+  chargeId: string;
+  amountCents: number;
+  amountRefundedCents: number;
+  disputeId: string | null;
+  disputeStatus: 'needs_response' | 'won' | 'lost' | null;
 }
 
 interface IntentRow {
@@ -78,6 +98,7 @@ interface IntentRow {
   setup_future_usage: boolean;
   payment_method: string | null;
   last_error: SandboxConfirmResult['error'];
+  amount_refunded: number;
 }
 
 interface SetupRow {
@@ -110,6 +131,11 @@ interface SubscriptionRow {
   default_payment_method: string | null;
 }
 
+/** A renewal charged without a usable card (sandbox failRenewal, or no default card). */
+const DECLINED_RENEWAL: Decline = { code: 'card_declined', declineCode: 'generic_decline', message: 'Your card was declined.' };
+/** Days a past-due subscription is retried before it ends (Stripe's Smart Retries default to weeks). */
+const PAST_DUE_GRACE_DAYS = 14;
+
 function newId(prefix: string): string {
   return `${prefix}_sbx_${randomBytes(12).toString('hex')}`;
 }
@@ -135,6 +161,7 @@ function declineError(d: Decline): NonNullable<SandboxConfirmResult['error']> {
 function reviveEvent(payload: Record<string, unknown>): BillingEvent {
   const event = { ...payload, created: new Date(payload.created as string) } as Record<string, unknown>;
   if (typeof payload.periodEnd === 'string') event.periodEnd = new Date(payload.periodEnd);
+  if (typeof payload.currentPeriodEnd === 'string') event.currentPeriodEnd = new Date(payload.currentPeriodEnd);
   return event as unknown as BillingEvent;
 }
 
@@ -148,8 +175,27 @@ function objectIdOf(event: BillingEvent): string {
     case 'setup_intent.succeeded':
       return event.setupIntentId;
     case 'customer.subscription.deleted':
+    case 'customer.subscription.updated':
       return event.subscriptionId;
+    case 'invoice.payment_failed':
+      return event.invoiceId;
+    case 'charge.refunded':
+      return event.chargeId;
+    case 'charge.dispute.created':
+    case 'charge.dispute.closed':
+      return event.disputeId;
   }
+}
+
+/** A payment intent's charge (Stripe: latest_charge): ch_sbx_<the intent's suffix>. */
+function chargeIdOf(intentId: string): string {
+  return intentId.replace(/^pi_/, 'ch_');
+}
+
+/** The grant a sandbox payment intent paid for (handle-event.ts source keys). */
+function paymentRefOfIntent(pi: Pick<IntentRow, 'id' | 'kind' | 'invoice_id'>): string | null {
+  if (pi.invoice_id) return `in:${pi.invoice_id}`;
+  return pi.kind ? `pi:${pi.id}` : null;
 }
 
 type NewEvent = BillingEvent extends infer E ? (E extends BillingEvent ? Omit<E, 'id' | 'created'> : never) : never;
@@ -555,6 +601,108 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
     return settleIntent(tx, record, pi, method, outcome, at);
   }
 
+  /** One of the customer's succeeded payment intents, by payment ref (pi:…, in:…, or a bare id), default the newest. */
+  async function paidIntent(q: Queryable, customerId: string, paymentRef: string | undefined): Promise<IntentRow> {
+    const ref = paymentRef?.replace(/^(pi|in):(?=(pi|in)_)/, '') ?? null;
+    const { rows } = await q.query<IntentRow>(
+      `select p.* from ${S}.payment_intents p
+        where p.customer_id = $1 and p.status = 'succeeded' and ($2::text is null or p.id = $2 or p.invoice_id = $2)
+        order by p.updated_at desc, p.id desc limit 1`,
+      [customerId, ref],
+    );
+    if (!rows[0]) throw missing(paymentRef ? `payment: '${paymentRef}'` : 'succeeded payment');
+    return rows[0];
+  }
+
+  function moneyResult(pi: IntentRow, dispute: { id: string; status: SandboxMoneyResult['disputeStatus'] } | null): SandboxMoneyResult {
+    return {
+      paymentRef: paymentRefOfIntent(pi),
+      chargeId: chargeIdOf(pi.id),
+      amountCents: pi.amount_cents,
+      amountRefundedCents: pi.amount_refunded,
+      disputeId: dispute?.id ?? null,
+      disputeStatus: dispute?.status ?? null,
+    };
+  }
+
+  /** Refunds `amountCents` of a succeeded intent (default: what is left) and emits charge.refunded with the new total. */
+  async function refundIntent(customerId: string, intentId: string, amountCents: number | undefined): Promise<SandboxMoneyResult> {
+    return withEvents(async (tx, record) => {
+      const { rows } = await tx.query<IntentRow>(`select * from ${S}.payment_intents where id = $1 and customer_id = $2 for update`, [intentId, customerId]);
+      const pi = rows[0];
+      if (pi?.status !== 'succeeded') throw missing(`payment: '${intentId}'`);
+      const left = pi.amount_cents - pi.amount_refunded;
+      const amount = amountCents ?? left;
+      if (!Number.isInteger(amount) || amount <= 0 || amount > left) {
+        throw new ProviderError(
+          'invalid_request',
+          left > 0 ? `A refund is for a positive amount up to the ${left} cents not refunded yet` : 'This payment is fully refunded',
+        );
+      }
+      const refunded = pi.amount_refunded + amount;
+      const at = now();
+      await tx.query(`update ${S}.payment_intents set amount_refunded = $2, updated_at = $3 where id = $1`, [pi.id, refunded, at]);
+      const paymentRef = paymentRefOfIntent(pi);
+      await record(
+        { type: 'charge.refunded', customerId, chargeId: chargeIdOf(pi.id), paymentRef, amountCents: pi.amount_cents, amountRefundedCents: refunded },
+        at,
+      );
+      return moneyResult({ ...pi, amount_refunded: refunded }, null);
+    });
+  }
+
+  /** A renewal that could not be charged: the subscription goes past due (Stripe's dunning), the invoice stays open. */
+  async function renewalFailed(
+    tx: Queryable,
+    record: (e: NewEvent, at: Date) => Promise<void>,
+    sub: SubscriptionRow,
+    opened: { invoiceId: string; intent: IntentRow },
+    decline: Decline,
+    at: Date,
+  ): Promise<void> {
+    await tx.query(`update ${S}.payment_intents set last_error = coalesce(last_error, $2), updated_at = $3 where id = $1 and status <> 'succeeded'`, [
+      opened.intent.id,
+      JSON.stringify(declineError(decline)),
+      at,
+    ]);
+    await tx.query(`update ${S}.subscriptions set status = 'past_due' where id = $1`, [sub.id]);
+    await record(
+      { type: 'invoice.payment_failed', customerId: sub.customer_id, invoiceId: opened.invoiceId, subscriptionId: sub.id, billingReason: 'subscription_cycle' },
+      at,
+    );
+  }
+
+  /**
+   * Stripe's dunning, shortened: each clock run retries a past-due subscription's open renewal
+   * with its (possibly new) default card; paid, it is active again (invoice.paid); still unpaid
+   * PAST_DUE_GRACE_DAYS after the failure, it ends.
+   */
+  async function retryPastDue(customerId: string, to: Date): Promise<void> {
+    await withEvents(async (tx, record) => {
+      const { rows } = await tx.query<SubscriptionRow & { invoice_id: string; invoice_created: Date }>(
+        `select s.*, i.id as invoice_id, i.created_at as invoice_created from ${S}.subscriptions s
+           join lateral (select id, created_at from ${S}.invoices where subscription_id = s.id and status = 'open' and billing_reason = 'subscription_cycle'
+                          order by created_at desc limit 1) i on true
+          where s.customer_id = $1 and s.status = 'past_due' for update of s`,
+        [customerId],
+      );
+      for (const sub of rows) {
+        const at = now();
+        const intent = (await tx.query<IntentRow>(`select * from ${S}.payment_intents where invoice_id = $1`, [sub.invoice_id])).rows[0];
+        const { rows: methods } = await tx.query<MethodRow>(
+          `select pm.* from ${S}.payment_methods pm, ${S}.customers c
+            where c.id = $1 and pm.customer_id = $1 and pm.id = coalesce($2, c.default_payment_method)`,
+          [customerId, sub.default_payment_method],
+        );
+        const paid = intent && methods[0] ? (await chargeSaved(tx, record, intent, methods[0], at)).status === 'succeeded' : false;
+        if (paid || to.getTime() < sub.invoice_created.getTime() + PAST_DUE_GRACE_DAYS * 86_400_000) continue;
+        await tx.query(`update ${S}.invoices set status = 'uncollectible' where id = $1`, [sub.invoice_id]);
+        await tx.query(`update ${S}.subscriptions set status = 'canceled' where id = $1`, [sub.id]);
+        await record({ type: 'customer.subscription.deleted', customerId, subscriptionId: sub.id }, at);
+      }
+    });
+  }
+
   const provider: SandboxProvider = {
     kind: 'sandbox',
 
@@ -608,6 +756,146 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
       );
       if (!rows[0]) throw missing(`subscription: '${subscriptionId}'`);
       return { currentPeriodEnd: rows[0].current_period_end };
+    },
+
+    async resumeSubscription({ customerId, subscriptionId }) {
+      const { rows } = await db.query(
+        `update ${S}.subscriptions set cancel_at_period_end = false where id = $1 and customer_id = $2 and status <> 'canceled' returning 1`,
+        [subscriptionId, customerId],
+      );
+      if (!rows[0]) throw missing(`subscription: '${subscriptionId}'`);
+    },
+
+    async abandonSubscriptionCheckout({ customerId, invoiceId }) {
+      await db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ subscription_id: string; payment_intent_id: string | null }>(
+          `update ${S}.invoices set status = 'void' where id = $1 and customer_id = $2 and status = 'open' returning subscription_id, payment_intent_id`,
+          [invoiceId, customerId],
+        );
+        const voided = rows[0];
+        if (!voided) return;
+        await tx.query(`update ${S}.payment_intents set status = 'canceled', updated_at = $2 where id = $1 and status <> 'succeeded'`, [
+          voided.payment_intent_id,
+          now(),
+        ]);
+        await tx.query(`update ${S}.subscriptions set status = 'canceled' where id = $1 and status = 'incomplete'`, [voided.subscription_id]);
+      });
+    },
+
+    async subscriptionStatus(customerId, subscriptionId) {
+      const { rows } = await db.query<{ status: string }>(`select status from ${S}.subscriptions where id = $1 and customer_id = $2`, [
+        subscriptionId,
+        customerId,
+      ]);
+      if (!rows[0]) throw missing(`subscription: '${subscriptionId}'`);
+      return rows[0].status;
+    },
+
+    async cancelSubscriptionNow({ customerId, subscriptionId }) {
+      await withEvents(async (tx, record) => {
+        const { rows } = await tx.query(
+          `update ${S}.subscriptions set status = 'canceled', cancel_at_period_end = false where id = $1 and customer_id = $2 and status <> 'canceled' returning 1`,
+          [subscriptionId, customerId],
+        );
+        if (rows[0]) await record({ type: 'customer.subscription.deleted', customerId, subscriptionId }, now());
+      });
+    },
+
+    async refundInvoicePayment({ customerId, invoiceId }) {
+      const { rows } = await db.query<{ payment_intent_id: string; amount_cents: number }>(
+        `select i.payment_intent_id, p.amount_cents from ${S}.invoices i join ${S}.payment_intents p on p.id = i.payment_intent_id
+          where i.id = $1 and i.customer_id = $2 and i.status = 'paid'`,
+        [invoiceId, customerId],
+      );
+      if (!rows[0]) throw new ProviderError('invalid_request', `Invoice ${invoiceId} has no paid payment to refund`);
+      // the same invoice refunded again (a retried duplicate): nothing left to refund, same answer
+      const left = await db.query<{ amount_refunded: number }>(`select amount_refunded from ${S}.payment_intents where id = $1`, [rows[0].payment_intent_id]);
+      if (left.rows[0].amount_refunded < rows[0].amount_cents) await refundIntent(customerId, rows[0].payment_intent_id, undefined);
+      return { chargeId: chargeIdOf(rows[0].payment_intent_id), amountCents: rows[0].amount_cents };
+    },
+
+    async refund(customerId, { paymentRef, amountCents }) {
+      const pi = await paidIntent(db, customerId, paymentRef);
+      return refundIntent(customerId, pi.id, amountCents);
+    },
+
+    async openDispute(customerId, { paymentRef, amountCents }) {
+      const found = await paidIntent(db, customerId, paymentRef);
+      return withEvents(async (tx, record) => {
+        const { rows } = await tx.query<IntentRow>(`select * from ${S}.payment_intents where id = $1 for update`, [found.id]);
+        const pi = rows[0];
+        const open = await tx.query(`select 1 from ${S}.disputes where payment_intent_id = $1 and status = 'needs_response'`, [pi.id]);
+        if (open.rows[0]) throw new ProviderError('invalid_request', 'This payment already has an open dispute');
+        const amount = amountCents ?? pi.amount_cents - pi.amount_refunded;
+        if (!Number.isInteger(amount) || amount <= 0 || amount > pi.amount_cents) {
+          throw new ProviderError('invalid_request', 'A dispute is for a positive amount up to the payment');
+        }
+        const disputeId = newId('dp');
+        const at = now();
+        await tx.query(
+          `insert into ${S}.disputes (id, customer_id, payment_intent_id, amount_cents, status, created_at) values ($1, $2, $3, $4, 'needs_response', $5)`,
+          [disputeId, customerId, pi.id, amount, at],
+        );
+        const paymentRef = paymentRefOfIntent(pi);
+        await record(
+          {
+            type: 'charge.dispute.created',
+            customerId,
+            disputeId,
+            chargeId: chargeIdOf(pi.id),
+            paymentRef,
+            chargeAmountCents: pi.amount_cents,
+            amountCents: amount,
+            status: 'open',
+          },
+          at,
+        );
+        return moneyResult(pi, { id: disputeId, status: 'needs_response' });
+      });
+    },
+
+    async closeDispute(customerId, { disputeId, outcome }) {
+      return withEvents(async (tx, record) => {
+        const { rows } = await tx.query<{ id: string; payment_intent_id: string; amount_cents: number }>(
+          `select id, payment_intent_id, amount_cents from ${S}.disputes
+            where customer_id = $1 and status = 'needs_response' and ($2::text is null or id = $2)
+            order by created_at desc, id desc limit 1 for update`,
+          [customerId, disputeId ?? null],
+        );
+        const dispute = rows[0];
+        if (!dispute) throw missing(disputeId ? `dispute: '${disputeId}'` : 'open dispute');
+        await tx.query(`update ${S}.disputes set status = $2 where id = $1`, [dispute.id, outcome]);
+        const pi = (await tx.query<IntentRow>(`select * from ${S}.payment_intents where id = $1`, [dispute.payment_intent_id])).rows[0];
+        await record(
+          {
+            type: 'charge.dispute.closed',
+            customerId,
+            disputeId: dispute.id,
+            chargeId: chargeIdOf(pi.id),
+            paymentRef: paymentRefOfIntent(pi),
+            chargeAmountCents: pi.amount_cents,
+            amountCents: dispute.amount_cents,
+            status: outcome,
+          },
+          now(),
+        );
+        return moneyResult(pi, { id: dispute.id, status: outcome });
+      });
+    },
+
+    async failRenewal(customerId) {
+      return withEvents(async (tx, record) => {
+        const { rows } = await tx.query<SubscriptionRow>(
+          `select * from ${S}.subscriptions where customer_id = $1 and status = 'active' order by created_at desc limit 1 for update`,
+          [customerId],
+        );
+        const sub = rows[0];
+        if (!sub || !isPlanId(sub.plan)) throw missing('active subscription');
+        const at = now();
+        const opened = await openInvoice(tx, { customerId, subscriptionId: sub.id, plan: sub.plan, reason: 'subscription_cycle', idempotencyKey: null, at });
+        await renewalFailed(tx, record, sub, opened!, DECLINED_RENEWAL, at);
+        return { subscriptionId: sub.id, invoiceId: opened!.invoiceId };
+      });
     },
 
     async createPaymentIntent({ customerId, kind, amountCents, credits, idempotencyKey }): Promise<PaymentCheckout> {
@@ -769,6 +1057,7 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
     },
 
     async advanceClock(customerId, to) {
+      await retryPastDue(customerId, to);
       // one period at a time, so a long jump renews (or ends) in order
       for (let period = 0; period < 36; period++) {
         const done = await withEvents(async (tx, record) => {
@@ -795,8 +1084,8 @@ export function createSandboxProvider(deps: { db: Db; emit: BillingEventSink; no
             [customerId, sub.default_payment_method],
           );
           const paid = methods[0] ? (await chargeSaved(tx, record, opened!.intent, methods[0], at)).status === 'succeeded' : false;
-          // no dunning in the sandbox: a renewal that cannot be charged ends the subscription
-          if (!paid) await end();
+          // a renewal that cannot be charged: past due, retried by the next clock runs (retryPastDue)
+          if (!paid) await renewalFailed(tx, record, sub, opened!, DECLINED_RENEWAL, at);
           return false;
         });
         if (done) return;

@@ -3,13 +3,25 @@
  * whoever creates the products) rather than hard-coded ids, so test and live accounts differ
  * only in data. The catalog stays the source of credits: a paid invoice is worth the credits
  * of the plan its price maps to, never an amount from metadata.
+ *
+ * New subscriptions use the active price of a plan's lookup key; a price already billing a
+ * subscription keeps its plan after it is archived or its lookup key moved to a new price
+ * (renewals and subscription updates still map): an id not among the active prices is read
+ * itself (prices.retrieve), by its metadata.plan (set by stripe:setup) or else its lookup key.
  */
 import type Stripe from 'stripe';
-import { PLAN_IDS, type PlanId } from '../catalog.ts';
+import { isPlanId, PLAN_IDS, type PlanId } from '../catalog.ts';
 
 /** @example lookupKeyOf('scale-c1') // 'plan_scale_c1_monthly' */
 export function lookupKeyOf(plan: PlanId): string {
   return `plan_${plan.replace(/-/g, '_')}_monthly`;
+}
+
+/** The plan a price object says it is for: metadata.plan, else its lookup key. */
+export function planOfPrice(price: Pick<Stripe.Price, 'metadata' | 'lookup_key'>): PlanId | undefined {
+  const tagged = price.metadata?.plan;
+  if (tagged && isPlanId(tagged)) return tagged;
+  return PLAN_IDS.find((plan) => lookupKeyOf(plan) === price.lookup_key);
 }
 
 export interface PriceBook {
@@ -23,6 +35,8 @@ export interface PriceBook {
  */
 export function createPriceBook(stripe: Stripe): PriceBook {
   let loading: Promise<Map<PlanId, string>> | undefined;
+  /** Archived or re-keyed prices already looked up. */
+  const retired = new Map<string, PlanId>();
 
   async function fetchPrices(): Promise<Map<PlanId, string>> {
     const byKey = new Map(PLAN_IDS.map((plan) => [lookupKeyOf(plan), plan] as const));
@@ -57,8 +71,22 @@ export function createPriceBook(stripe: Stripe): PriceBook {
       if (!price) throw new Error(`Stripe has no active price with lookup_key ${lookupKeyOf(plan)}`);
       return price;
     },
-    planOf(priceId) {
-      return find((map) => [...map].find(([, id]) => id === priceId)?.[0]);
+    async planOf(priceId) {
+      const active = await find((map) => [...map].find(([, id]) => id === priceId)?.[0]);
+      if (active) return active;
+      const known = retired.get(priceId);
+      if (known) return known;
+      let price: Stripe.Price;
+      try {
+        price = await stripe.prices.retrieve(priceId);
+      } catch (e) {
+        if ((e as { code?: string }).code === 'resource_missing') return undefined;
+        throw e;
+      }
+      const plan = planOfPrice(price);
+      // a price's plan never changes (its amount cannot): remember it
+      if (plan) retired.set(priceId, plan);
+      return plan;
     },
   };
 }

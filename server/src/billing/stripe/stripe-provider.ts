@@ -200,6 +200,61 @@ export function createStripeProvider(config: StripeConfig): StripeProvider {
       return { currentPeriodEnd: end ? new Date(end * 1000) : null };
     },
 
+    async resumeSubscription({ customerId, subscriptionId }) {
+      const current = await ownedSubscription(customerId, subscriptionId);
+      if (!current.cancel_at_period_end) return;
+      await call(() => stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: false }));
+    },
+
+    async abandonSubscriptionCheckout({ customerId, invoiceId }) {
+      const invoice = await call(() => stripe.invoices.retrieve(invoiceId));
+      if (idOf(invoice.customer) !== customerId) throw missing('invoice', invoiceId);
+      if (invoice.status !== 'open' && invoice.status !== 'draft') return;
+      const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription);
+      const subscription = subscriptionId ? await ownedSubscription(customerId, subscriptionId) : undefined;
+      try {
+        // a first invoice belongs to an incomplete subscription: cancelling it voids the invoice too
+        if (subscription?.status === 'incomplete') await call(() => stripe.subscriptions.cancel(subscription.id));
+        const after = await call(() => stripe.invoices.retrieve(invoiceId));
+        // a plan change's invoice: voiding it drops the pending update, the subscription stays
+        if (after.status === 'open') await call(() => stripe.invoices.voidInvoice(invoiceId));
+      } catch (e) {
+        // paid in the meantime (another tab): the one-live-subscription rule handles that payment
+        if (e instanceof ProviderError && e.code === 'invalid_request') return;
+        throw e;
+      }
+    },
+
+    async subscriptionStatus(customerId, subscriptionId) {
+      return (await ownedSubscription(customerId, subscriptionId)).status;
+    },
+
+    async cancelSubscriptionNow({ customerId, subscriptionId }) {
+      const subscription = await ownedSubscription(customerId, subscriptionId);
+      if (subscription.status === 'canceled' || subscription.status === 'incomplete_expired') return;
+      try {
+        await call(() => stripe.subscriptions.cancel(subscriptionId, { prorate: false }));
+      } catch (e) {
+        // cancelled meanwhile (a concurrent delivery of the same event): done
+        if (e instanceof ProviderError && e.code === 'invalid_request' && (await ownedSubscription(customerId, subscriptionId)).status === 'canceled') return;
+        throw e;
+      }
+    },
+
+    async refundInvoicePayment({ customerId, invoiceId, idempotencyKey }) {
+      const invoice = await call(() => stripe.invoices.retrieve(invoiceId));
+      if (idOf(invoice.customer) !== customerId) throw missing('invoice', invoiceId);
+      const payments = await call(() => stripe.invoicePayments.list({ invoice: invoiceId, status: 'paid', limit: 1 }));
+      const intentId = idOf(payments.data[0]?.payment.payment_intent);
+      if (!intentId) throw new ProviderError('invalid_request', `Invoice ${invoiceId} has no paid payment to refund`);
+      const refund = await call(() =>
+        stripe.refunds.create({ payment_intent: intentId, metadata: { reason: 'duplicate_subscription', invoice: invoiceId } }, { idempotencyKey }),
+      );
+      const chargeId = idOf(refund.charge);
+      if (!chargeId) throw new ProviderError('invalid_request', `The refund of invoice ${invoiceId} names no charge`);
+      return { chargeId, amountCents: refund.amount };
+    },
+
     async createPaymentIntent({ customerId, kind, amountCents, credits, idempotencyKey }) {
       const intent = await call(() =>
         stripe.paymentIntents.create(

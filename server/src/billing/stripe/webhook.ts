@@ -10,7 +10,7 @@
 import type Stripe from 'stripe';
 import type { PlanId } from '../catalog.ts';
 import type { BillingEvent, PaymentKind } from '../payment-provider.ts';
-import type { PriceBook } from './prices.ts';
+import { planOfPrice, type PriceBook } from './prices.ts';
 
 /** A delivery that is not provably Stripe's (bad or missing signature, stale, not JSON): answer 400. */
 export class WebhookSignatureError extends Error {
@@ -25,6 +25,15 @@ export type WebhookOutcome = { event: BillingEvent } | { ignored: string; eventI
 const PAYMENT_KINDS: readonly string[] = ['topup', 'trial', 'auto_topup'] satisfies PaymentKind[];
 const PLAN_REASONS = ['subscription_create', 'subscription_update', 'subscription_cycle'] as const;
 type PlanReason = (typeof PLAN_REASONS)[number];
+
+/** Stripe's subscription statuses as ours (anything else has ended or never started). */
+const SUBSCRIPTION_STATUS: Partial<Record<Stripe.Subscription.Status, 'active' | 'past_due' | 'incomplete' | 'canceled'>> = {
+  active: 'active',
+  trialing: 'active',
+  past_due: 'past_due',
+  unpaid: 'past_due',
+  incomplete: 'incomplete',
+};
 
 function idOf(ref: string | { id?: string } | null | undefined): string | null {
   return typeof ref === 'string' ? ref : (ref?.id ?? null);
@@ -61,6 +70,11 @@ export const STRIPE_WEBHOOK_EVENTS = [
   'invoice.paid',
   'setup_intent.succeeded',
   'customer.subscription.deleted',
+  'customer.subscription.updated',
+  'invoice.payment_failed',
+  'charge.refunded',
+  'charge.dispute.created',
+  'charge.dispute.closed',
 ] as const satisfies readonly Stripe.Event['type'][];
 
 export function createStripeWebhook(deps: StripeWebhookDeps) {
@@ -75,6 +89,21 @@ export function createStripeWebhook(deps: StripeWebhookDeps) {
       if (!best || periodEnd > best.periodEnd) best = { plan, periodEnd };
     }
     return best;
+  }
+
+  /**
+   * The grant a charge's payment intent paid for: `pi:<id>` for our own intents (metadata.kind),
+   * else the invoice it paid (`in:<id>`, through GET /v1/invoice_payments: since basil neither
+   * the charge nor the intent names its invoice); null when it is neither.
+   */
+  async function paymentRefOf(intentRef: string | { id: string } | null): Promise<string | null> {
+    const intentId = idOf(intentRef);
+    if (!intentId) return null;
+    const intent = await deps.stripe.paymentIntents.retrieve(intentId);
+    if (kindOf(intent.metadata)) return `pi:${intent.id}`;
+    const payments = await deps.stripe.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: intentId }, limit: 1 });
+    const invoiceId = idOf(payments.data[0]?.invoice as string | { id: string } | undefined);
+    return invoiceId ? `in:${invoiceId}` : null;
   }
 
   async function map(event: Stripe.Event): Promise<WebhookOutcome> {
@@ -160,6 +189,84 @@ export function createStripeWebhook(deps: StripeWebhookDeps) {
         const customerId = idOf(subscription.customer);
         if (!customerId) return ignore('subscription without a customer');
         return { event: { ...base(customerId), type: 'customer.subscription.deleted', subscriptionId: subscription.id } };
+      }
+
+      case 'customer.subscription.updated': {
+        const subscription = event.data.object;
+        const customerId = idOf(subscription.customer);
+        if (!customerId) return ignore('subscription without a customer');
+        const item = subscription.items.data[0];
+        const price = item?.price;
+        // the price the subscription bills now, archived or not (prices.ts)
+        const plan = price ? ((await deps.prices.planOf(price.id)) ?? planOfPrice(price) ?? null) : null;
+        const status = SUBSCRIPTION_STATUS[subscription.status] ?? 'canceled';
+        return {
+          event: {
+            ...base(customerId),
+            type: 'customer.subscription.updated',
+            subscriptionId: subscription.id,
+            plan,
+            status,
+            currentPeriodEnd: item?.current_period_end ? new Date(item.current_period_end * 1000) : null,
+            cancelAtPeriodEnd: subscription.cancel_at_period_end,
+          },
+        };
+      }
+
+      case 'invoice.payment_failed': {
+        const invoice = event.data.object;
+        const customerId = idOf(invoice.customer);
+        const subscriptionId = idOf(invoice.parent?.subscription_details?.subscription);
+        if (!customerId || !subscriptionId || !invoice.id) return ignore('invoice without a customer or subscription');
+        return {
+          event: {
+            ...base(customerId),
+            type: 'invoice.payment_failed',
+            invoiceId: invoice.id,
+            subscriptionId,
+            billingReason: invoice.billing_reason ?? 'unknown',
+          },
+        };
+      }
+
+      case 'charge.refunded': {
+        const charge = event.data.object;
+        const customerId = idOf(charge.customer);
+        if (!customerId) return ignore('charge without a customer');
+        return {
+          event: {
+            ...base(customerId),
+            type: 'charge.refunded',
+            chargeId: charge.id,
+            paymentRef: await paymentRefOf(charge.payment_intent),
+            amountCents: charge.amount,
+            amountRefundedCents: charge.amount_refunded,
+          },
+        };
+      }
+
+      case 'charge.dispute.created':
+      case 'charge.dispute.closed': {
+        const dispute = event.data.object;
+        const chargeId = idOf(dispute.charge);
+        if (!chargeId) return ignore('dispute without a charge');
+        // a dispute names neither the customer nor the charge's amount: the charge does
+        const charge = await deps.stripe.charges.retrieve(chargeId);
+        const customerId = idOf(charge.customer);
+        if (!customerId) return ignore('disputed charge without a customer');
+        const status = event.type === 'charge.dispute.created' ? 'open' : dispute.status === 'lost' ? 'lost' : 'won';
+        return {
+          event: {
+            ...base(customerId),
+            type: event.type,
+            disputeId: dispute.id,
+            chargeId,
+            paymentRef: await paymentRefOf(dispute.payment_intent ?? charge.payment_intent),
+            chargeAmountCents: charge.amount,
+            amountCents: dispute.amount,
+            status,
+          },
+        };
       }
 
       default:

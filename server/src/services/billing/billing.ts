@@ -7,12 +7,15 @@ import type { BillingEvent, PaymentProvider } from '../../billing/payment-provid
 import type { SandboxProvider } from '../../billing/sandbox/sandbox-provider.ts';
 import { selectPaymentProvider, type ProviderEnv } from '../../billing/select-provider.ts';
 import type { Logger } from '../../logger.ts';
+import { logMailer, type Mailer } from '../../mail/mailer.ts';
 import { handleBillingEvent } from './handle-event.ts';
 
 export interface Billing {
   db: Db;
   log: Logger;
   provider: PaymentProvider;
+  /** Notifications (the low-balance alert): the dev mailbox in embedded mode, else log-only (mail/mailer.ts). */
+  mailer?: Mailer;
   now: () => Date;
   /** Wait after the first failed auto top-up charge; doubles with each further failure. */
   autoTopUpBackoffMs: number;
@@ -38,10 +41,13 @@ export function createBilling(deps: {
   env?: ProviderEnv;
   now?: () => Date;
   autoTopUpBackoffMs?: number;
+  /** Default: log-only (main.ts passes the dev mailbox in embedded mode). */
+  mailer?: Mailer;
 }): Billing {
   const billing = {
     db: deps.db,
     log: deps.log,
+    mailer: deps.mailer ?? logMailer(deps.log),
     now: deps.now ?? (() => new Date()),
     autoTopUpBackoffMs: deps.autoTopUpBackoffMs ?? DEFAULT_AUTO_TOPUP_BACKOFF_MS,
   } as Billing;

@@ -6,6 +6,10 @@
  * a row lock; the provider call keyed by it). A different plan replaces the open checkout.
  * A plan change is billed in full at once and starts a new monthly period with the new
  * plan's credits (no proration) [product decision].
+ *
+ * At most one live subscription (docs/decisions/0012-money-events.md): a superseded checkout
+ * is abandoned at the provider as well (invoice voided, unpaid subscription cancelled), and
+ * switching plan after a cancel turns renewal back on at the provider.
  */
 import type { PlanId } from '../../billing/catalog.ts';
 import { ProviderError, type SubscriptionCheckout } from '../../billing/payment-provider.ts';
@@ -22,15 +26,25 @@ export async function subscribe(billing: Billing, account: Account, plan: PlanId
   const active = current && current.status !== 'canceled' ? current : undefined;
   if (active?.plan === plan) throw new ApiError('conflict', 'You are already subscribed to this plan');
 
+  let superseded: string | null = null;
   const checkout = await billing.db.transaction(async (tx) => {
     const repo = billingRepository(tx);
     if (!(await repo.lockAccount(account.id))) throw accountGone();
     const open = await repo.openCheckout(account.id, 'subscription');
     if (open?.plan === plan) return open;
-    if (open) await repo.supersedeCheckout(open.id);
+    if (open) {
+      await repo.supersedeCheckout(open.id);
+      superseded = open.provider_ref;
+    }
     return repo.insertCheckout(account.id, 'subscription', plan);
   });
+  // one live subscription: the replaced checkout's invoice is voided (and its never-paid
+  // subscription cancelled) at the provider too, so an old tab can no longer pay it
+  if (superseded) await billing.provider.abandonSubscriptionCheckout({ customerId, invoiceId: superseded });
   if (checkout.client_secret) return { clientSecret: checkout.client_secret };
+
+  // switching plan after cancelling: the new plan renews (the provider would otherwise still end it)
+  if (active?.cancel_at_period_end) await resumeOrGone(billing, customerId, active.subscription_id);
 
   const idempotencyKey = `checkout:${checkout.id}`;
   const started = active
@@ -38,6 +52,15 @@ export async function subscribe(billing: Billing, account: Account, plan: PlanId
     : await billing.provider.createSubscription({ customerId, plan, idempotencyKey });
   await billingRepository(billing.db).setCheckoutProvider(checkout.id, started.providerRef, started.clientSecret);
   return { clientSecret: started.clientSecret };
+}
+
+async function resumeOrGone(billing: Billing, customerId: string, subscriptionId: string): Promise<void> {
+  try {
+    await billing.provider.resumeSubscription({ customerId, subscriptionId });
+  } catch (e) {
+    // ended at the provider already: changePlanOrStartOver starts a new one
+    if (!(e instanceof ProviderError && e.code === 'resource_missing')) throw e;
+  }
 }
 
 /**

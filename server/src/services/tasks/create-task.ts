@@ -14,7 +14,9 @@ import { ApiError } from '../../errors.ts';
 import { currentRequestId } from '../../logger.ts';
 import { recordCredits } from '../../observability/metrics.ts';
 import { JOB_CHANNEL } from '../../repositories/job-repository.ts';
+import { apiKeyCreditLimitOf, isApiKeyInvalid } from '../../repositories/api-key-repository.ts';
 import { isInsufficientCredits, taskRepository } from '../../repositories/task-repository.ts';
+import { isAccountOnHold, taskHoldError } from '../billing/account-hold.ts';
 import type { Account } from '../../repositories/user-repository.ts';
 import { priceOf } from '../pricing/catalog.ts';
 import type { EngineRegistry } from './engine-registry.ts';
@@ -59,6 +61,12 @@ export interface TaskSpec {
 
 const INSUFFICIENT_CREDITS_MESSAGE = 'Not enough credits';
 
+/**
+ * Who a task is for: the account, and the named key that asked (tasks.api_key_id, whose
+ * monthly credit limit the submit enforces); no keyId: the primary key or the dashboard.
+ */
+export type TaskOwner = Pick<Account, 'id' | 'email'> & { keyId?: string | null };
+
 /** The price and the queue of a task of `spec`, or the 400 that refuses it before anything is held. */
 function priceAndQueue(deps: TaskDeps, spec: Pick<TaskSpec, 'type' | 'quantity' | 'preferredEngine'>): { cost: number; queue: string } {
   const cost = priceOf(spec.type, spec.quantity);
@@ -79,12 +87,13 @@ function priceAndQueue(deps: TaskDeps, spec: Pick<TaskSpec, 'type' | 'quantity' 
  * work a submit should not do for nothing, such as storing a user's photos. Only a check:
  * the hold in createTask decides.
  */
-export async function assertCanCreateTask(deps: TaskDeps, account: Account, spec: Pick<TaskSpec, 'type' | 'quantity' | 'preferredEngine'>): Promise<void> {
+export async function assertCanCreateTask(deps: TaskDeps, account: TaskOwner, spec: Pick<TaskSpec, 'type' | 'quantity' | 'preferredEngine'>): Promise<void> {
   const { cost } = priceAndQueue(deps, spec);
-  if ((await taskRepository(deps.db).creditsOf(account.id)) < cost) throw new ApiError('insufficient_credits', INSUFFICIENT_CREDITS_MESSAGE);
+  if ((await taskRepository(deps.db).creditsOf(account.id)) < cost)
+    throw (await taskHoldError(deps.db, account.id)) ?? new ApiError('insufficient_credits', INSUFFICIENT_CREDITS_MESSAGE);
 }
 
-export async function createTask(deps: TaskDeps, account: Account, spec: TaskSpec): Promise<{ task_id: string }> {
+export async function createTask(deps: TaskDeps, account: TaskOwner, spec: TaskSpec): Promise<{ task_id: string }> {
   const { cost, queue } = priceAndQueue(deps, spec);
   const id = spec.id ?? randomUUID();
   const webhook = spec.webhook && (spec.webhook.url || spec.webhook.secret) ? spec.webhook : null;
@@ -104,9 +113,16 @@ export async function createTask(deps: TaskDeps, account: Account, spec: TaskSpe
       channel: JOB_CHANNEL,
       // the submitting request's id (its log context), so the worker's and webhooks' lines carry it
       requestId: currentRequestId(),
+      apiKeyId: account.keyId ?? null,
     }));
   } catch (error) {
-    if (isInsufficientCredits(error)) throw new ApiError('insufficient_credits', INSUFFICIENT_CREDITS_MESSAGE);
+    // an open dispute or a negative balance: the hold's own message (a negative balance fails the hold first)
+    if (isInsufficientCredits(error) || isAccountOnHold(error))
+      throw (await taskHoldError(deps.db, account.id)) ?? new ApiError('insufficient_credits', INSUFFICIENT_CREDITS_MESSAGE);
+    // the key was revoked or expired while the request was on its way
+    if (isApiKeyInvalid(error)) throw new ApiError('invalid_api_key', 'Invalid API key');
+    const limit = apiKeyCreditLimitOf(error);
+    if (limit !== undefined) throw new ApiError('api_key_credit_limit', `This API key's monthly credit limit (${limit}) is reached`);
     throw error;
   }
   recordCredits('spent', spec.type, cost);

@@ -2,8 +2,8 @@ import { type ReactNode, useRef } from 'react';
 import { Button, CloseButton, Dialog, Portal } from '@aim/shared-kit/ui';
 
 /**
- * The confirmation before a rotation (the API key, the webhook signing secret): focus starts
- * on Cancel, and while the rotation runs the dialog cannot be closed.
+ * The confirmation before a rotation (the API key, the webhook signing secret) or a named key's
+ * revocation: focus starts on Cancel, and while the action runs the dialog cannot be closed.
  */
 export function RotateDialog(props: {
   open: boolean;
@@ -13,8 +13,11 @@ export function RotateDialog(props: {
   children: ReactNode;
   onConfirm: () => void;
   testId: string;
+  /** The confirm button and its busy text; default Rotate / Rotating... */
+  confirmLabel?: string;
+  busyLabel?: string;
 }) {
-  const { open, onOpenChange, rotating, title, children, onConfirm, testId } = props;
+  const { open, onOpenChange, rotating, title, children, onConfirm, testId, confirmLabel = 'Rotate', busyLabel = 'Rotating...' } = props;
   const cancelRef = useRef<HTMLButtonElement>(null);
   return (
     <Dialog.Root
@@ -39,8 +42,8 @@ export function RotateDialog(props: {
                   Cancel
                 </Button>
               </Dialog.ActionTrigger>
-              <Button colorPalette="red" loading={rotating} loadingText="Rotating..." onClick={onConfirm}>
-                Rotate
+              <Button colorPalette="red" loading={rotating} loadingText={busyLabel} onClick={onConfirm}>
+                {confirmLabel}
               </Button>
             </Dialog.Footer>
             <Dialog.CloseTrigger asChild disabled={rotating}>
