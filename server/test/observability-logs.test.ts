@@ -211,10 +211,19 @@ describe.each(testDatabaseKinds())('following a request id end to end on %s', (k
         role,
       ).rejects.toThrow(/permission denied/);
     }
+    // every form of the submit function (the current one takes the request id and the API key id)
     const { rows } = await db.query<{ role: string; submit: boolean }>(
-      `select r as role, has_function_privilege(r, 'public.submit_task(uuid, text, uuid, text, integer, text, text, uuid, text, jsonb, timestamptz, text, text, text, integer, text, text)', 'execute') as submit
-         from unnest(array['anon', 'authenticated', 'service_role']) r`,
+      `select r as role, bool_and(has_function_privilege(r, p.oid, 'execute')) as submit
+         from unnest(array['anon', 'authenticated', 'service_role']) r
+         cross join pg_proc p join pg_namespace n on n.oid = p.pronamespace and n.nspname = 'public'
+        where p.proname = 'submit_task'
+        group by r order by r`,
     );
+    const forms = await db.query<{ args: string }>(
+      `select pg_get_function_identity_arguments(p.oid) as args from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+        where n.nspname = 'public' and p.proname = 'submit_task'`,
+    );
+    expect(forms.rows.some((f) => f.args.includes('p_request_id text') && f.args.includes('p_api_key_id uuid'))).toBe(true);
     expect(rows).toEqual([
       { role: 'anon', submit: false },
       { role: 'authenticated', submit: false },

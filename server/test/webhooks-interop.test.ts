@@ -98,8 +98,11 @@ describe('webhook signatures interoperate with the official library and the docs
     user = await createUser(db);
     webhooks = createWebhookService({ db, log: captureLogger(), allowPrivateTargets: true, timeoutMs: 5000 });
     // a rotated account: deliveries carry two signatures for 24 h
-    previousSecret = ((await (await app.request('/auth/webhook-signing-secret', { headers: { authorization: user.apiKey } })).json()) as { secret: string })
-      .secret;
+    previousSecret = (
+      (await (await app.request('/auth/webhook-signing-secret', { headers: { authorization: user.apiKey, 'x-session-token': user.session } })).json()) as {
+        secret: string;
+      }
+    ).secret;
     const rotated = (await (await post(app, '/auth/webhook-signing-secret/rotate', { ...asDashboard(user) })).json()) as { secret: string };
     accountSecret = rotated.secret;
   });
