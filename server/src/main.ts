@@ -10,7 +10,6 @@ import { createLocalSupabase, defaultLocalConfig, DEFAULT_ANON_KEY, DevMailbox }
 import { migrate, openPglite, openPostgres, type Db } from '@aim/supabase/db';
 import { createApiApp } from './app.ts';
 import { createBilling } from './services/billing/billing.ts';
-import { autoTopUpSweeper } from './services/billing/auto-topup.ts';
 import { devToolsAllowed, exposureRefusal, isLoopbackHost, localServicesConfig } from './local-services.ts';
 import { consoleLogger } from './logger.ts';
 import { devMailboxMailer } from './mail/mailer.ts';
@@ -19,6 +18,7 @@ import { siteDir, startStaticSites } from './static-sites.ts';
 import { createImageFetcher } from './storage/image-fetcher.ts';
 import { createWebhookService } from './webhooks/index.ts';
 import { sendTaskWebhooks } from './webhooks/task-webhooks.ts';
+import { createAutoTopUpSweeper } from './workers/auto-topup-sweeper.ts';
 import { createTaskSweeper, taskSweepFromEnv } from './workers/task-sweeper.ts';
 import { createTaskWorker } from './workers/task-worker.ts';
 import { clusterLimitsFromEnv, concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv, workerTimingFromEnv } from './workers/runtime.ts';
@@ -133,8 +133,8 @@ async function main() {
   const sweeper = createTaskSweeper({ db, log, ...taskSweepFromEnv(env) });
   sweeper.start();
   closers.push(() => sweeper.stop());
-  // ... and finishes auto top-up charges whose answer and webhook were both lost (finish-attempt.ts)
-  const autoTopUps = autoTopUpSweeper(billing);
+  // ... and finishes auto top-up charges whose answer and webhook were both lost (workers/auto-topup-sweeper.ts)
+  const autoTopUps = createAutoTopUpSweeper(billing);
   autoTopUps.start();
   closers.push(() => autoTopUps.stop());
   // Embedded mode runs the task worker in this process; production runs `npm run worker` too.

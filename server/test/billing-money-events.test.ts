@@ -10,7 +10,7 @@ import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
 import type { BillingEvent } from '../src/billing/payment-provider.ts';
 import { createSandboxProvider, type SandboxProvider } from '../src/billing/sandbox/sandbox-provider.ts';
-import { maybeAutoTopUp } from '../src/services/billing/auto-topup.ts';
+import { maybeAutoTopUp } from '../src/services/billing/auto-topup/trigger.ts';
 import { createBilling, sandboxOf, type Billing } from '../src/services/billing/billing.ts';
 import { handleBillingEvent } from '../src/services/billing/handle-event.ts';
 import { subscribe } from '../src/services/billing/subscribe.ts';

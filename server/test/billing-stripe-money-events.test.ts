@@ -11,7 +11,7 @@ import { createTestDb, testDatabaseKinds } from '@aim/supabase/testing';
 import type { BillingEvent } from '../src/billing/payment-provider.ts';
 import { createStripeClient } from '../src/billing/stripe/client.ts';
 import { createStripeProvider, type StripeProvider } from '../src/billing/stripe/stripe-provider.ts';
-import { billingRepository } from '../src/repositories/billing-repository.ts';
+import { billingRepository } from '../src/repositories/billing/billing-repository.ts';
 import type { Account } from '../src/repositories/user-repository.ts';
 import type { Billing } from '../src/services/billing/billing.ts';
 import { cancelSubscription } from '../src/services/billing/cancel.ts';

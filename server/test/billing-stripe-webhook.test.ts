@@ -10,9 +10,9 @@ import { createStripeProvider, type StripeProvider } from '../src/billing/stripe
 import { WebhookSignatureError } from '../src/billing/stripe/webhook.ts';
 import { notFoundHandler } from '../src/middleware/error-handler/index.ts';
 import { createRouter } from '../src/openapi/router.ts';
-import { billingRepository } from '../src/repositories/billing-repository.ts';
+import { billingRepository } from '../src/repositories/billing/billing-repository.ts';
 import { INVALID_SIGNATURE_MESSAGE, stripeWebhookRoutes } from '../src/routes/stripe-webhook.ts';
-import { maybeAutoTopUp } from '../src/services/billing/auto-topup.ts';
+import { maybeAutoTopUp } from '../src/services/billing/auto-topup/trigger.ts';
 import type { Billing } from '../src/services/billing/billing.ts';
 import { captureLogger, createUser, expectErrorBody, testApp } from './helpers.ts';
 import { billingState, paymentsOf } from './support/billing.ts';

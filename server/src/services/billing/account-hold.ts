@@ -7,7 +7,7 @@
 import type { Db, Queryable } from '@aim/supabase/db';
 import { isPgError } from '@aim/supabase/db';
 import { ApiError } from '../../errors.ts';
-import { type AccountHold, moneyEventsRepository } from '../../repositories/money-events-repository.ts';
+import { type AccountHold, moneyEventsRepository } from '../../repositories/billing/money-events.ts';
 
 /** SQLSTATE of the tasks_account_hold trigger (migration 20261128000200_money_events.sql). */
 const ACCOUNT_ON_HOLD_SQLSTATE = 'PH403';

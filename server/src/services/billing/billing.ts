@@ -19,9 +19,9 @@ export interface Billing {
   now: () => Date;
   /** Wait after the first failed auto top-up charge; doubles with each further failure. */
   autoTopUpBackoffMs: number;
-  /** Waits between the tries of a charge call that got no answer (default auto-topup-policy.ts). */
+  /** Waits between the tries of a charge call that got no answer (default auto-topup/policy.ts). */
   autoTopUpRetryDelaysMs?: readonly number[];
-  /** Age after which a pending attempt is finished by whoever comes next (default auto-topup-policy.ts). */
+  /** Age after which a pending attempt is finished by whoever comes next (default auto-topup/policy.ts). */
   autoTopUpAttemptWindowMs?: number;
 }
 

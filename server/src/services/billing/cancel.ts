@@ -6,7 +6,7 @@
  */
 import { ApiError } from '../../errors.ts';
 import type { Account } from '../../repositories/user-repository.ts';
-import { billingRepository } from '../../repositories/billing-repository.ts';
+import { billingRepository } from '../../repositories/billing/billing-repository.ts';
 import type { Billing } from './billing.ts';
 import { billingAccount } from './customer.ts';
 

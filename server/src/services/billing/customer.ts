@@ -5,7 +5,8 @@
  */
 import { ApiError } from '../../errors.ts';
 import type { Account } from '../../repositories/user-repository.ts';
-import { billingRepository, type BillingAccount } from '../../repositories/billing-repository.ts';
+import type { BillingAccount } from '../../repositories/billing/accounts.ts';
+import { billingRepository } from '../../repositories/billing/billing-repository.ts';
 import { accountGone } from '../account/account-gone.ts';
 import type { Billing } from './billing.ts';
 

@@ -6,7 +6,7 @@
  * concurrent event grants once. Subscription state only moves forward in event time, so an
  * old event arriving late cannot undo a newer one.
  *
- * Refunds and disputes take a payment's credits back (money-events-repository.ts: recorded,
+ * Refunds and disputes take a payment's credits back (repositories/billing/money-events.ts: recorded,
  * then reconciled against the grant; a grant arriving after its refund nets out), a failed
  * renewal makes the subscription past due, and a second subscription paid while another one
  * renews is ended and refunded (docs/decisions/0012-money-events.md).
@@ -14,9 +14,9 @@
 import { AUTO_TOPUP_MAX_FAILURES, creditsForCents, PLANS, TRIAL } from '../../billing/catalog.ts';
 import { type BillingEvent, ProviderError } from '../../billing/payment-provider.ts';
 import { recordCredits } from '../../observability/metrics.ts';
-import { billingRepository } from '../../repositories/billing-repository.ts';
-import { moneyEventsRepository } from '../../repositories/money-events-repository.ts';
-import { isHopelessFailure } from './auto-topup-policy.ts';
+import { billingRepository } from '../../repositories/billing/billing-repository.ts';
+import { moneyEventsRepository } from '../../repositories/billing/money-events.ts';
+import { isHopelessFailure } from './auto-topup/policy.ts';
 import type { Billing } from './billing.ts';
 import { tidySavedCards } from './saved-cards.ts';
 

@@ -6,7 +6,7 @@
  */
 import PDFDocument from 'pdfkit';
 import { dollars, isPlanId, PLANS } from '../../billing/catalog.ts';
-import type { PaymentRecord } from '../../repositories/billing-repository.ts';
+import type { PaymentRecord } from '../../repositories/billing/payments.ts';
 
 const SELLER = { name: 'AI Media API', contact: 'billing@aimedia.example' } as const;
 

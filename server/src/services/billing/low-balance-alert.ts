@@ -8,7 +8,7 @@
  * again for the next sweep.
  */
 import { logMailer } from '../../mail/mailer.ts';
-import { spendingRepository } from '../../repositories/spending-repository.ts';
+import { spendingRepository } from '../../repositories/billing/spending.ts';
 import type { Billing } from './billing.ts';
 
 const fmt = (n: number) => n.toLocaleString('en-US');

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Card } from '../../billing/payment-provider.ts';
 import { ApiError } from '../../errors.ts';
 import type { Account } from '../../repositories/user-repository.ts';
-import { billingRepository } from '../../repositories/billing-repository.ts';
+import { billingRepository } from '../../repositories/billing/billing-repository.ts';
 import type { Billing } from './billing.ts';
 import { billingAccount, ensureCustomer, existingCustomer } from './customer.ts';
 import { providerCall } from './provider-errors.ts';

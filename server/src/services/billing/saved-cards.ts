@@ -5,7 +5,7 @@
  * the dashboard turns auto top-up on by a direct write.
  */
 import { ProviderError, type Card } from '../../billing/payment-provider.ts';
-import { billingRepository } from '../../repositories/billing-repository.ts';
+import { billingRepository } from '../../repositories/billing/billing-repository.ts';
 import type { Billing } from './billing.ts';
 
 /**

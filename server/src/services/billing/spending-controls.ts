@@ -7,7 +7,7 @@
  */
 import { accountGone } from '../account/account-gone.ts';
 import type { Account } from '../../repositories/user-repository.ts';
-import { spendingRepository, type Refusal, type SpendingSettings, type SpendingUsage } from '../../repositories/spending-repository.ts';
+import { spendingRepository, type Refusal, type SpendingSettings, type SpendingUsage } from '../../repositories/billing/spending.ts';
 import type { Billing } from './billing.ts';
 
 /** The bounds the database checks too (20261128000400_spending_controls.sql). */

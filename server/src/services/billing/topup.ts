@@ -7,7 +7,7 @@
  */
 import { CREDITS_PER_BLOCK, INVALID_TOPUP_AMOUNT_MESSAGE, parseTopupDollars, TOPUP_BLOCK_DOLLARS } from '../../billing/catalog.ts';
 import { ApiError } from '../../errors.ts';
-import { spendingRepository } from '../../repositories/spending-repository.ts';
+import { spendingRepository } from '../../repositories/billing/spending.ts';
 import type { Account } from '../../repositories/user-repository.ts';
 import { assertTopUpAllowed } from './account-hold.ts';
 import { accountGone } from '../account/account-gone.ts';

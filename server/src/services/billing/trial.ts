@@ -7,7 +7,7 @@
 import { TRIAL } from '../../billing/catalog.ts';
 import { ApiError } from '../../errors.ts';
 import type { Account } from '../../repositories/user-repository.ts';
-import { billingRepository } from '../../repositories/billing-repository.ts';
+import { billingRepository } from '../../repositories/billing/billing-repository.ts';
 import { accountGone } from '../account/account-gone.ts';
 import type { Billing } from './billing.ts';
 import { ensureCustomer } from './customer.ts';

@@ -14,13 +14,14 @@
  *   handler, the same idempotent grant (`pi:<intent>`) as the provider's webhook, so the
  *   webhook arriving as well, early or late, grants nothing twice.
  */
-import { AUTO_TOPUP_MAX_FAILURES } from '../../billing/catalog.ts';
-import { ProviderError, type OffSessionResult, type PaymentIntentState } from '../../billing/payment-provider.ts';
-import { billingRepository, type AutoTopUpAttempt } from '../../repositories/billing-repository.ts';
-import type { AutoTopUpOutcome } from './auto-topup.ts';
-import { AUTO_TOPUP_ATTEMPT_WINDOW_MS, AUTO_TOPUP_RESUME_LIMIT_MS, AUTO_TOPUP_RETRY_DELAYS_MS } from './auto-topup-policy.ts';
-import type { Billing } from './billing.ts';
-import { handleBillingEvent } from './handle-event.ts';
+import { AUTO_TOPUP_MAX_FAILURES } from '../../../billing/catalog.ts';
+import { ProviderError, type OffSessionResult, type PaymentIntentState } from '../../../billing/payment-provider.ts';
+import type { AutoTopUpAttempt } from '../../../repositories/billing/auto-topup-attempts.ts';
+import { billingRepository } from '../../../repositories/billing/billing-repository.ts';
+import type { Billing } from '../billing.ts';
+import { handleBillingEvent } from '../handle-event.ts';
+import { AUTO_TOPUP_ATTEMPT_WINDOW_MS, AUTO_TOPUP_RESUME_LIMIT_MS, AUTO_TOPUP_RETRY_DELAYS_MS } from './policy.ts';
+import type { AttemptProgress, AutoTopUpOutcome } from './types.ts';
 
 const UNREACHABLE_MESSAGE = 'The payment provider could not be reached';
 const NEVER_CONFIRMED_MESSAGE = 'The payment provider never confirmed the charge';
@@ -89,7 +90,7 @@ export async function chargeAttempt(billing: Billing, attempt: AutoTopUpAttempt,
  * window). Answers 'open' while the outcome is still unknown (the provider is processing,
  * or cannot be reached), else 'closed'.
  */
-export async function finishAttempt(billing: Billing, attempt: AutoTopUpAttempt): Promise<'open' | 'closed'> {
+export async function finishAttempt(billing: Billing, attempt: AutoTopUpAttempt): Promise<AttemptProgress> {
   const age = billing.now().getTime() - attempt.created_at.getTime();
   if (age < (billing.autoTopUpAttemptWindowMs ?? AUTO_TOPUP_ATTEMPT_WINDOW_MS)) return 'open';
   const repo = billingRepository(billing.db);

@@ -1,72 +1,36 @@
 /**
- * @module Auto top-up (spec §4, §9): the settings (threshold 250/500/1250/2500 credits,
- * amount in $10 blocks) and the top-up itself, an off-session charge of the default card
- * when the balance is below the threshold.
+ * @module Auto top-up (spec §4, §9): the top-up itself, an off-session charge of the default
+ * card when the balance is below the threshold (the settings: settings.ts).
  *
- * `maybeAutoTopUp(billing, userId)` is what the task engine calls after it charged credits;
- * `autoTopUpSweeper` (every API instance, each minute) also checks every account found due,
- * so an account whose check was lost (a process dying after the charge committed) is still
- * topped up without waiting for its next task.
+ * `maybeAutoTopUp(billing, userId)` is what the task engine calls after it charged credits
+ * (`checkAfterCharge`, below); the sweep (workers/auto-topup-sweeper.ts, every API instance,
+ * each minute) also checks every account found due (`topUpDueAccounts`), so an account whose
+ * check was lost (a process dying after the charge committed) is still topped up without
+ * waiting for its next task.
  * Safe to call any time and concurrently: at most one attempt is open per user (a partial
  * unique index), a failure waits out a backoff (10 min, then 20), and the third failure in a
  * row of any kind (declines, unknown outcomes; or at once one that retrying cannot fix, such
  * as a card that needs authentication) turns auto top-up off with the reason in
  * mdusers.auto_topup_disabled_reason. The spending controls (a monthly spending limit, at most
- * N charges a day, a monthly cap: spending-controls.ts) are checked by the database in the
+ * N charges a day, a monthly cap: ../spending-controls.ts) are checked by the database in the
  * statement that opens the attempt; a refusal is recorded for the dashboard and the account
  * is not tried again before the day, month or pending top-up it waits for.
  *
- * One shortfall is charged at most once (finish-attempt.ts): one attempt is one idempotency
+ * One shortfall is charged at most once (charge-attempt.ts): one attempt is one idempotency
  * key, a charge call that fails without an answer is retried with that key, and an attempt
  * whose outcome is not known is never replaced: the provider is asked what became of it.
- * Credits come from the same idempotent grant as the provider's webhook (handle-event.ts),
+ * Credits come from the same idempotent grant as the provider's webhook (../handle-event.ts),
  * whichever reports the success first.
  */
-import { AUTO_TOPUP_THRESHOLDS, creditsForCents, INVALID_TOPUP_AMOUNT_MESSAGE, parseTopupDollars } from '../../billing/catalog.ts';
-import { ApiError } from '../../errors.ts';
-import type { Account } from '../../repositories/user-repository.ts';
-import { billingRepository, type AutoTopUpSettings, type RefusalReason } from '../../repositories/billing-repository.ts';
-import { accountGone } from '../account/account-gone.ts';
-import { offSessionChargeHeld } from './account-hold.ts';
-import type { Billing } from './billing.ts';
-import { billingAccount } from './customer.ts';
-import { periodic, type Periodic } from '../../workers/periodic.ts';
-import { chargeAttempt, finishAbandonedAttempts, finishAttempt } from './finish-attempt.ts';
-import { sendDueLowBalanceAlerts } from './low-balance-alert.ts';
+import { creditsForCents } from '../../../billing/catalog.ts';
+import { billingRepository } from '../../../repositories/billing/billing-repository.ts';
+import { offSessionChargeHeld } from '../account-hold.ts';
+import type { Billing } from '../billing.ts';
+import { sendLowBalanceAlert } from '../low-balance-alert.ts';
+import { chargeAttempt, finishAttempt } from './charge-attempt.ts';
+import type { AutoTopUpOutcome } from './types.ts';
 
-const NO_CARD_MESSAGE = 'Add a payment method before turning on auto top-up';
 const NO_CARD_REASON = 'Auto top-up was turned off: there is no saved card to charge';
-
-export type AutoTopUpOutcome =
-  | { status: 'skipped'; reason: 'disabled' | 'above_threshold' | 'no_subscription' | 'in_progress' | 'backoff' | 'on_hold' }
-  | { status: 'skipped'; reason: 'limit_reached' }
-  | { status: 'refused'; reason: RefusalReason; message: string }
-  | { status: 'disabled'; reason: string }
-  | { status: 'succeeded' | 'processing'; intentId: string }
-  | { status: 'failed'; intentId: string | null; code: string; message: string };
-
-export async function saveAutoTopUpSettings(
-  billing: Billing,
-  account: Account,
-  input: { auto_topup: boolean; auto_topup_min: number; auto_topup_amount?: unknown },
-): Promise<AutoTopUpSettings> {
-  if (!(AUTO_TOPUP_THRESHOLDS as readonly number[]).includes(input.auto_topup_min)) {
-    throw new ApiError('validation_failed', `auto_topup_min: must be one of ${AUTO_TOPUP_THRESHOLDS.join(', ')}`);
-  }
-  const amountDollars = parseTopupDollars(input.auto_topup_amount);
-  if (amountDollars === undefined) throw new ApiError('validation_failed', INVALID_TOPUP_AMOUNT_MESSAGE);
-  if (input.auto_topup) {
-    const row = await billingAccount(billing, account);
-    const cards = row.customer_id ? await billing.provider.listPaymentMethods(row.customer_id) : [];
-    if (!cards.some((c) => c.default)) throw new ApiError('conflict', NO_CARD_MESSAGE);
-  }
-  const saved = await billingRepository(billing.db).saveAutoTopUpSettings(account.id, { enabled: input.auto_topup, min: input.auto_topup_min, amountDollars });
-  if (!saved) throw accountGone();
-  if (!saved.auto_topup) return saved;
-  // turning it on below the threshold tops up now rather than at the next charge
-  await maybeAutoTopUp(billing, account.id);
-  return (await billingRepository(billing.db).autoTopUpSettings(account.id)) ?? saved;
-}
 
 export async function maybeAutoTopUp(billing: Billing, userId: string): Promise<AutoTopUpOutcome> {
   // a dispute, a negative balance or a past-due renewal: no off-session charge (account-hold.ts)
@@ -132,19 +96,17 @@ export async function topUpDueAccounts(billing: Billing, limit = 50): Promise<nu
 }
 
 /**
- * The sweep every minute in every API instance (main.ts): abandoned attempts first, then due
- * accounts, then due low-balance alerts (low-balance-alert.ts).
+ * What billing checks after a charge took credits (app.ts `afterCharge`, after the task's
+ * transaction committed): the auto top-up first, since a top-up that brings the balance back
+ * above the alert threshold makes the low-balance alert moot, then the alert. The sweep runs
+ * both for every due account too, so a check lost with a dying process still happens within
+ * a minute. The submit statement asks for this check when auto top-up is due or the charge
+ * crossed the alert threshold.
  */
-export function autoTopUpSweeper(billing: Billing, intervalMs = 60_000): Periodic {
-  return periodic(
-    async () => {
-      await finishAbandonedAttempts(billing);
-      await topUpDueAccounts(billing);
-      await sendDueLowBalanceAlerts(billing);
-    },
-    {
-      intervalMs,
-      onError: (error) => billing.log.error('auto top-up sweep failed', { error: error instanceof Error ? error.message : String(error) }),
-    },
-  );
+export async function checkAfterCharge(billing: Billing, userId: string): Promise<void> {
+  try {
+    await maybeAutoTopUp(billing, userId);
+  } finally {
+    await sendLowBalanceAlert(billing, userId);
+  }
 }

@@ -2,10 +2,10 @@
  * @module Spending controls' SQL (docs/decisions/0014-spending-controls.md): the limits on
  * mdusers, what the account spent this month, the refusals, the top-up charges the limits
  * count, and the low-balance alert's state. The limits themselves are checked by
- * public.billing_open_charge (billing-repository.ts `openCharge`), never here.
+ * public.billing_open_charge (open-charge.ts), never here.
  */
 import type { Queryable } from '@aim/supabase/db';
-import { openCharge, type RefusalReason } from './billing-repository.ts';
+import { openCharge, type RefusalReason } from './open-charge.ts';
 
 export interface SpendingSettings {
   /** Dollars per calendar month (UTC) of top-ups and auto top-ups; null: no limit. */

@@ -1,111 +1,42 @@
 /**
- * @module Money events in the sandbox (issue 20): what Stripe's dashboard or a bank would do to
- * a payment, as calls, so embedded mode and the journeys exercise every path of the billing
- * event handler: a refund (full or partial), a dispute opened and closed (won or lost), and a
- * renewal that fails. Mounted only when the sandbox provider runs; each call acts on one of the
- * caller's own payments (the newest by default) and needs the signed-in dashboard session.
+ * @module The sandbox's calls under /billing/sandbox/*, mounted only when the sandbox provider
+ * runs, each for the signed-in dashboard session and on the caller's own objects: the sandbox
+ * card form's confirmation, a billing clock for trying renewals, and the money events (issue 20)
+ * Stripe's dashboard or a bank would cause, so embedded mode and the journeys exercise every
+ * path of the billing event handler: a refund (full or partial), a dispute opened and closed
+ * (won or lost), and a renewal that fails. Each money event acts on one of the caller's
+ * payments (the newest by default).
  */
-import { createRoute, z } from '@hono/zod-openapi';
-import type { SandboxMoneyResult } from '../billing/sandbox/sandbox-provider.ts';
-import type { ApiDeps } from '../context.ts';
-import { sessionAuth } from '../middleware/session-auth/index.ts';
-import { bodyErrorResponses, dashboardErrorResponses, dashboardSecurity, errorExample, jsonBody, jsonResponse } from '../openapi/schemas.ts';
-import { createRouter } from '../openapi/router.ts';
-import { accountHold } from '../services/billing/account-hold.ts';
-import { sandboxOf, type Billing } from '../services/billing/billing.ts';
-import { billingAccount, existingCustomer } from '../services/billing/customer.ts';
-import { providerCall } from '../services/billing/provider-errors.ts';
+import { createRoute } from '@hono/zod-openapi';
+import type { SandboxMoneyResult } from '../../billing/sandbox/sandbox-provider.ts';
+import type { ApiDeps } from '../../context.ts';
+import { sessionAuth } from '../../middleware/session-auth/index.ts';
+import { bodyErrorResponses, dashboardErrorResponses, dashboardSecurity, jsonBody, jsonResponse } from '../../openapi/schemas.ts';
+import { createRouter } from '../../openapi/router.ts';
+import { accountHold } from '../../services/billing/account-hold.ts';
+import { sandboxOf, type Billing } from '../../services/billing/billing.ts';
+import { billingAccount, existingCustomer } from '../../services/billing/customer.ts';
+import { providerCall } from '../../services/billing/provider-errors.ts';
+import {
+  AdvanceClockRequest,
+  BillingStateResponse,
+  CloseDisputeRequest,
+  DisputeRequest,
+  FailRenewalResponse,
+  MoneyEventResponse,
+  notFound,
+  RefundRequest,
+  SandboxConfirmRequest,
+  SandboxConfirmResponse,
+} from './schemas.ts';
 
 const NO_PAYMENT = 'No such payment among yours';
 
-const PaymentRef = z
-  .string()
-  .min(1, 'Required')
-  .max(200, 'At most 200 characters')
-  .optional()
-  .openapi({ description: 'Which of your payments: pi:<intent>, in:<invoice>, or the bare id (payments.provider_ref). Default: your newest payment.' });
-
-const RefundRequest = z
-  .object({
-    payment_ref: PaymentRef,
-    amount_cents: z
-      .number()
-      .int()
-      .min(1, 'At least 1')
-      .max(100_000_000, 'At most 100000000')
-      .optional()
-      .openapi({ description: 'Cents to refund; default: all that is not refunded yet.' }),
-  })
-  .openapi('SandboxRefundRequest', { example: { payment_ref: 'in:in_sbx_5f0c2a7d9e1b3c4d6e8f0a1b', amount_cents: 1950 } });
-
-const DisputeRequest = z
-  .object({
-    payment_ref: PaymentRef,
-    amount_cents: z
-      .number()
-      .int()
-      .min(1, 'At least 1')
-      .max(100_000_000, 'At most 100000000')
-      .optional()
-      .openapi({ description: 'Cents disputed; default: the payment less its refunds.' }),
-  })
-  .openapi('SandboxDisputeRequest', { example: { payment_ref: 'pi:pi_sbx_5f0c2a7d9e1b3c4d6e8f0a1b' } });
-
-const CloseDisputeRequest = z
-  .object({
-    dispute_id: z.string().min(1, 'Required').max(200, 'At most 200 characters').optional().openapi({ description: 'Default: your newest open dispute.' }),
-    outcome: z.enum(['won', 'lost']).openapi({ description: 'won gives the credits back; lost keeps them taken.' }),
-  })
-  .openapi('SandboxCloseDisputeRequest', { example: { outcome: 'won' } });
-
-const HOLDS = ['dispute', 'negative_balance', 'past_due'] as const;
-
-const MoneyEventResponse = z
-  .object({
-    payment_ref: z.string().nullable().openapi({ description: 'The payment (its grant’s source key).' }),
-    charge_id: z.string(),
-    amount_cents: z.number().int().openapi({ description: 'The payment’s amount.' }),
-    amount_refunded_cents: z.number().int().openapi({ description: 'Refunded so far, in total.' }),
-    dispute_id: z.string().nullable(),
-    dispute_status: z.enum(['needs_response', 'won', 'lost']).nullable(),
-    credits: z.number().int().openapi({ description: 'Your balance afterwards (it may be negative).' }),
-    hold: z.enum(HOLDS).nullable().openapi({ description: 'Why the account is on hold now, if it is.' }),
-  })
-  .openapi('SandboxMoneyEventResponse', {
-    example: {
-      payment_ref: 'in:in_sbx_5f0c2a7d9e1b3c4d6e8f0a1b',
-      charge_id: 'ch_sbx_5f0c2a7d9e1b3c4d6e8f0a1b',
-      amount_cents: 3900,
-      amount_refunded_cents: 1950,
-      dispute_id: null,
-      dispute_status: null,
-      credits: 500,
-      hold: null,
-    },
-  });
-
-const FailRenewalResponse = z
-  .object({
-    subscription_id: z.string(),
-    invoice_id: z.string().openapi({ description: 'The renewal invoice left open (the next clock runs retry it with your default card).' }),
-    hold: z.enum(HOLDS).nullable(),
-  })
-  .openapi('SandboxFailRenewalResponse', {
-    example: { subscription_id: 'sub_sbx_5f0c2a7d9e1b3c4d6e8f0a1b', invoice_id: 'in_sbx_0a1b2c3d4e5f6a7b8c9d0e1f', hold: 'past_due' },
-  });
-
-function notFound(msg: string) {
-  return {
-    description: 'No such object among yours.',
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' }, example: errorExample({ msg, code: 'not_found' }) } },
-  };
-}
-
 /**
  * @example
- * app.route('/', billingSandboxEventRoutes(deps, billing))   // no routes unless the sandbox runs
+ * app.route('/', billingSandboxRoutes(deps, billing))   // no routes unless the sandbox runs
  */
-export function billingSandboxEventRoutes(deps: ApiDeps, billing: Billing) {
+export function billingSandboxRoutes(deps: ApiDeps, billing: Billing) {
   const router = createRouter();
   const sandbox = sandboxOf(billing);
   if (!sandbox) return router;
@@ -125,6 +56,59 @@ export function billingSandboxEventRoutes(deps: ApiDeps, billing: Billing) {
       hold: (await accountHold(billing.db, account.id)) ?? null,
     };
   }
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/billing/sandbox/confirm',
+      summary: 'Confirm a payment or card setup (sandbox)',
+      description:
+        'What the sandbox card form calls with a client secret from /auth/subscribe, /auth/topup, /auth/trial or /auth/create-setup-intent: Stripe test cards decide the outcome. requires_action: ask the user for the 3-D Secure step and call again with three_d_secure. Declines answer 200 with requires_payment_method and the error, as Stripe.js does. Only your own intents.',
+      ...authed,
+      request: { body: jsonBody(SandboxConfirmRequest) },
+      responses: {
+        200: jsonResponse(SandboxConfirmResponse, 'The intent after confirmation.'),
+        404: notFound('No such payment or setup intent for this client secret'),
+        ...bodyErrorResponses,
+        ...dashboardErrorResponses,
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const customerId = await existingCustomer(billing, c.var.account, 'No such payment or setup intent for this client secret');
+      const result = await providerCall(
+        () =>
+          sandbox.confirm(customerId, {
+            clientSecret: body.client_secret,
+            card: body.card,
+            paymentMethodId: body.payment_method,
+            threeDSecure: body.three_d_secure,
+          }),
+        'No such payment or setup intent for this client secret',
+      );
+      return c.json(result, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/billing/sandbox/advance-clock',
+      summary: 'Move your billing clock forward (sandbox)',
+      description:
+        'Runs what would happen in the next `days`: renewals charge the default card (and grant the plan credits), a cancelled or unpayable subscription ends.',
+      ...authed,
+      request: { body: jsonBody(AdvanceClockRequest) },
+      responses: { 200: jsonResponse(BillingStateResponse, 'The account after the clock ran.'), ...bodyErrorResponses, ...dashboardErrorResponses },
+    }),
+    async (c) => {
+      const { days } = c.req.valid('json');
+      const row = await billingAccount(billing, c.var.account);
+      if (row.customer_id) await sandbox.advanceClock(row.customer_id, new Date(billing.now().getTime() + days * 86_400_000));
+      const after = await billingAccount(billing, c.var.account);
+      return c.json({ plan: after.plan, next_billing_date: after.next_billing_date?.toISOString() ?? null, credits: after.credits }, 200);
+    },
+  );
 
   router.openapi(
     createRoute({
