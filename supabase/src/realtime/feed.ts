@@ -146,24 +146,26 @@ export class ChangeFeed {
     }
   }
 
+  // Visibility first, filters last: a subscriber's filters only ever see what it would receive.
+  // 1. Who subscribes to this table and event at all (no filter has run).
+  // 2. The RLS check (INSERT/UPDATE on an RLS table) for all of them in one statement, and the
+  //    columns each role may select (buildData).
+  // 3. The filters, on the record the subscriber is sent (for a DELETE, its old_record).
   private async dispatch(change: ChangeRow) {
     const meta = await this.catalog.table(change.schema_name, change.table_name, { refreshOnMiss: true });
     if (!meta) return;
     const key = `${meta.schema}.${meta.name}`;
-    // Realtime filters on the new columns; for a DELETE there are only the old ones
-    const row = (change.op === 'DELETE' ? change.old_row : change.new_row) ?? {};
-    const matches: { sub: Subscriber; ids: number[] }[] = [];
+    const candidates: { sub: Subscriber; bindings: { id: number; filters: CompiledFilter[] }[] }[] = [];
     for (const sub of this.subscribers) {
-      const ids: number[] = [];
+      const bindings: { id: number; filters: CompiledFilter[] }[] = [];
       for (const b of sub.bindings) {
         if (b.event !== '*' && b.event !== change.op) continue;
         const filters = b.filters.get(key);
-        if (!filters) continue;
-        if (filters.every((f) => f(row) === true)) ids.push(b.id);
+        if (filters) bindings.push({ id: b.id, filters });
       }
-      if (ids.length > 0) matches.push({ sub, ids });
+      if (bindings.length > 0) candidates.push({ sub, bindings });
     }
-    if (matches.length === 0) return;
+    if (candidates.length === 0) return;
 
     const checked = change.op !== 'DELETE' && meta.rls;
     let visible: Map<string, boolean> | undefined;
@@ -172,18 +174,24 @@ export class ChangeFeed {
       visible = await this.checkVisibility(
         meta,
         change.new_row ?? {},
-        matches.map((m) => m.sub),
+        candidates.map((c) => c.sub),
       );
     }
     const dataByRole = new Map<SubscriberRole, ChangeData | null>();
-    for (const { sub, ids } of matches) {
+    for (const { sub, bindings } of candidates) {
+      if (!this.subscribers.has(sub)) continue; // left while the check ran
       if (visible && !visible.get(claimsKey(sub))) continue;
       let data = dataByRole.get(sub.role);
       if (data === undefined) {
         data = buildData(change, meta, sub.role);
         dataByRole.set(sub.role, data);
       }
-      if (data) sub.push({ ids, data });
+      if (!data) continue;
+      // Realtime filters on the new columns; for a DELETE there are only the old ones
+      const row = change.op === 'DELETE' ? data.old_record : data.record;
+      const ids: number[] = [];
+      for (const b of bindings) if (b.filters.every((f) => f(row) === true)) ids.push(b.id);
+      if (ids.length > 0) sub.push({ ids, data });
     }
   }
 

@@ -1,17 +1,22 @@
 /**
  * The postgres_changes subscription parameters and filter grammar Realtime accepts
- * (supabase/realtime postgres_cdc_rls/subscriptions.ex parse_subscription_params), and the
- * filter evaluation its SQL does (realtime.check_equality_op), here done on the captured row.
+ * (supabase/realtime lib/extensions/postgres_cdc_rls/subscriptions.ex parse_subscription_params,
+ * as released before 2026-06-19: `column=op.value`, op one of eq, neq, lt, lte, gt, gte, in),
+ * and the filter evaluation its SQL does (realtime.check_equality_op), here done on the row the
+ * subscriber receives. Filters are comparisons only: no pattern or regular expression taken
+ * from a client is ever compiled or run.
  */
-const FILTER_OPS = ['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'ilike', 'is', 'match', 'imatch', 'isdistinct'] as const;
+const FILTER_OPS = ['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'in'] as const;
 type FilterOp = (typeof FILTER_OPS)[number];
+
+/** Values an `in` filter may list (realtime.subscription_check_filters). */
+const MAX_IN_VALUES = 100;
 
 export interface ColumnFilter {
   column: string;
   op: FilterOp;
   /** For `in`: the Postgres array literal `{a,b}` Realtime builds from `(a,b)`. */
   value: string;
-  negate: boolean;
 }
 
 export interface SubscriptionParams {
@@ -60,9 +65,7 @@ function parseFilters(filter: string): { ok: true; filters: ColumnFilter[] } | {
     const eq = seg.indexOf('=');
     if (eq < 0) return { ok: false, error: inspectList([seg]) };
     const column = seg.slice(0, eq);
-    let rest = seg.slice(eq + 1);
-    const negate = rest.startsWith('not.');
-    if (negate) rest = rest.slice(4);
+    const rest = seg.slice(eq + 1);
     const dot = rest.indexOf('.');
     if (dot < 0) return { ok: false, error: inspectList([rest]) };
     const op = rest.slice(0, dot);
@@ -75,7 +78,7 @@ function parseFilters(filter: string): { ok: true; filters: ColumnFilter[] } | {
     } else {
       value = unquote(raw);
     }
-    filters.push({ column, op: op as FilterOp, value, negate });
+    filters.push({ column, op: op as FilterOp, value });
   }
   return { ok: true, filters };
 }
@@ -218,33 +221,39 @@ function compare(a: number | boolean | string, b: number | boolean | string): nu
   return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
-function likeToRegExp(pattern: string, insensitive: boolean): RegExp {
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i];
-    if (ch === '\\' && i + 1 < pattern.length) re += pattern[++i].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    else if (ch === '%') re += '[\\s\\S]*';
-    else if (ch === '_') re += '[\\s\\S]';
-    else re += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`, insensitive ? 'i' : '');
-}
-
 /** A filter compiled against the column's type; returns true, false, or null (SQL unknown). */
 export type CompiledFilter = (row: Record<string, unknown>) => boolean | null;
 
 /**
+ * Test hook: called with every row a compiled filter is evaluated on, before it is. The feed
+ * only evaluates filters on what a subscriber may see (after its RLS check), so a row of
+ * another tenant must never reach it.
+ */
+export const filterProbe: { onEvaluate?: (column: string, row: Record<string, unknown>) => void } = {};
+
+/**
  * Compiles a filter for a column of the given type. Throws with Realtime's message when the
- * value does not fit the column (checked at join, as realtime.subscription_check_filters does).
+ * value does not fit the column or an `in` list is too long (checked at join, as
+ * realtime.subscription_check_filters does). Evaluating it costs one comparison (`in`: at most
+ * MAX_IN_VALUES), each linear in the two values' lengths.
  */
 export function compileFilter(f: ColumnFilter, typname: string | undefined): CompiledFilter {
   const test = compileOp(f, typname);
   return (row) => {
+    filterProbe.onEvaluate?.(f.column, row);
     if (!(f.column in row)) return true; // Realtime joins filters to the record's columns: absent ones pass
-    const r = test(row[f.column]);
-    return r === null ? null : f.negate ? !r : r;
+    return test(row[f.column]);
   };
 }
+
+const CMP: Record<Exclude<FilterOp, 'in'>, (c: number) => boolean> = {
+  eq: (c) => c === 0,
+  neq: (c) => c !== 0,
+  lt: (c) => c < 0,
+  lte: (c) => c <= 0,
+  gt: (c) => c > 0,
+  gte: (c) => c >= 0,
+};
 
 function compileOp(f: ColumnFilter, typname: string | undefined): (v: unknown) => boolean | null {
   const cast = (value: string) => {
@@ -252,62 +261,20 @@ function compileOp(f: ColumnFilter, typname: string | undefined): (v: unknown) =
     if (c === undefined) throw new Error(`invalid input syntax for type ${typname}: "${value}"`);
     return c;
   };
-  switch (f.op) {
-    case 'eq':
-    case 'neq':
-    case 'lt':
-    case 'lte':
-    case 'gt':
-    case 'gte': {
-      const b = cast(f.value);
-      const ok = {
-        eq: (c: number) => c === 0,
-        neq: (c: number) => c !== 0,
-        lt: (c: number) => c < 0,
-        lte: (c: number) => c <= 0,
-        gt: (c: number) => c > 0,
-        gte: (c: number) => c >= 0,
-      }[f.op];
-      return (v) => {
-        const a = castRowValue(v, typname);
-        return a === undefined ? null : ok(compare(a, b));
-      };
-    }
-    case 'in': {
-      const list = parseArrayLiteral(f.value).map(cast);
-      return (v) => {
-        const a = castRowValue(v, typname);
-        return a === undefined ? null : list.some((b) => compare(a, b) === 0);
-      };
-    }
-    case 'like':
-    case 'ilike':
-    case 'match':
-    case 'imatch': {
-      const insensitive = f.op === 'ilike' || f.op === 'imatch';
-      let re: RegExp;
-      try {
-        re = f.op === 'like' || f.op === 'ilike' ? likeToRegExp(f.value, insensitive) : new RegExp(f.value, insensitive ? 'i' : '');
-      } catch {
-        throw new Error(`invalid regular expression: ${f.value}`);
-      }
-      return (v) => (v === null || v === undefined ? null : re.test(typeof v === 'object' ? JSON.stringify(v) : String(v)));
-    }
-    case 'is': {
-      const word = f.value.trim().toLowerCase();
-      if (word === 'null' || word === 'unknown') return (v) => v === null || v === undefined;
-      if (word === 'true') return (v) => castRowValue(v, typname) === true;
-      if (word === 'false') return (v) => castRowValue(v, typname) === false;
-      throw new Error(`invalid value for "is": ${f.value}`);
-    }
-    case 'isdistinct': {
-      const isNull = f.value.trim().toLowerCase() === 'null';
-      const b = isNull ? undefined : cast(f.value);
-      return (v) => {
-        const a = castRowValue(v, typname);
-        if (a === undefined || b === undefined) return (a === undefined) !== (b === undefined);
-        return compare(a, b) !== 0;
-      };
-    }
+  if (f.op === 'in') {
+    const elements = parseArrayLiteral(f.value);
+    if (elements.length > MAX_IN_VALUES) throw new Error(`ERROR P0001 (raise_exception) too many values for \`in\` filter. Maximum ${MAX_IN_VALUES}`);
+    const list = elements.map(cast);
+    return (v) => {
+      const a = castRowValue(v, typname);
+      return a === undefined ? null : list.some((b) => compare(a, b) === 0);
+    };
   }
+  const ok = CMP[f.op];
+  if (!ok) throw new Error(`unsupported filter operator ${f.op}`);
+  const b = cast(f.value);
+  return (v) => {
+    const a = castRowValue(v, typname);
+    return a === undefined ? null : ok(compare(a, b));
+  };
 }

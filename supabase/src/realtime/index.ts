@@ -6,6 +6,7 @@ import type { LocalContext } from '../context.ts';
 import { resolveBearer } from '../gateway.ts';
 import { Catalog } from './catalog.ts';
 import { ChangeFeed } from './feed.ts';
+import { realtimeLimits, UserConnections } from './limits.ts';
 import { Session } from './session.ts';
 import { checkToken } from './token.ts';
 import type { Vsn } from './protocol.ts';
@@ -32,7 +33,8 @@ export function createRealtime(ctx: LocalContext): RealtimeServer {
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   const sessions = new Map<WebSocket, Session>();
-  const deps = { feed, catalog, jwtSecret: ctx.config.jwtSecret, log: ctx.log };
+  const limits = realtimeLimits(ctx.config);
+  const deps = { feed, catalog, jwtSecret: ctx.config.jwtSecret, log: ctx.log, limits, users: new UserConnections(limits.maxConnectionsPerUser) };
   let closed = false;
 
   const idle = setInterval(() => {
@@ -45,7 +47,12 @@ export function createRealtime(ctx: LocalContext): RealtimeServer {
     handleUpgrade(req, socket, head) {
       socket.on('error', () => socket.destroy());
       if (closed) return void socket.destroy();
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://localhost');
+      } catch {
+        return rejectUpgrade(socket, 400, 'Malformed request URL');
+      }
       const vsnParam = url.searchParams.get('vsn') ?? '2.0.0';
       if (vsnParam !== '1.0.0' && vsnParam !== '2.0.0') return rejectUpgrade(socket, 400, `Unsupported serializer version ${vsnParam}`);
       const vsn: Vsn = vsnParam;
@@ -57,7 +64,7 @@ export function createRealtime(ctx: LocalContext): RealtimeServer {
         if (closed || socket.destroyed) return void socket.destroy();
         if (!check.ok) return rejectUpgrade(socket, 401, check.message);
         wss.handleUpgrade(req, socket, head, (ws) => {
-          const session = new Session(ws, vsn, token!, deps, ready);
+          const session = new Session(ws, vsn, token!, deps, ready, req.socket.remoteAddress ?? 'unknown');
           sessions.set(ws, session);
           ws.on('close', () => {
             session.dispose();

@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import type { Catalog, SubscriberRole } from './catalog.ts';
 import type { ActiveBinding, ChangeData, ChangeFeed, Subscriber } from './feed.ts';
 import { compileFilter, parseSubscriptionParams, type CompiledFilter, type SubscriptionParams } from './filters.ts';
+import type { RealtimeLimits, UserConnections } from './limits.ts';
 import { encode, decode, type PhxMessage, type Vsn } from './protocol.ts';
 import { checkToken, isSubscriberRole, type RealtimeClaims } from './token.ts';
 
@@ -11,6 +12,8 @@ export interface SessionDeps {
   catalog: Catalog;
   jwtSecret: string;
   log: (line: string) => void;
+  limits: RealtimeLimits;
+  users: UserConnections;
 }
 
 // A socket that stops reading gets cut off instead of buffering the feed without bound.
@@ -53,6 +56,8 @@ export class Session {
   private readonly channels = new Map<string, Channel>();
   private chain: Promise<unknown>;
   private disposed = false;
+  /** The users this socket is counted for (UserConnections). */
+  private readonly users = new Set<string>();
   lastSeen = Date.now();
 
   constructor(
@@ -61,6 +66,8 @@ export class Session {
     private readonly socketToken: string,
     private readonly deps: SessionDeps,
     ready: Promise<unknown>,
+    /** The TCP peer's address: who a token without `sub` counts as. */
+    private readonly clientAddress = 'unknown',
   ) {
     // messages are handled one at a time, in order, once the change feed listens
     this.chain = ready;
@@ -88,6 +95,8 @@ export class Session {
     this.disposed = true;
     for (const ch of this.channels.values()) this.detach(ch);
     this.channels.clear();
+    for (const user of this.users) this.deps.users.release(user, this);
+    this.users.clear();
   }
 
   private reply(msg: PhxMessage, status: 'ok' | 'error', response: Record<string, unknown>, joinRef = msg.joinRef) {
@@ -111,6 +120,8 @@ export class Session {
     const previous = this.channels.get(msg.topic);
     // a rejoin of a joined topic (reconnect race) replaces the old channel
     if (previous) this.close(previous);
+    // Realtime checks its limits before the token (realtime_channel.ex join/3)
+    if (this.channels.size >= this.deps.limits.maxChannelsPerClient) return this.reply(msg, 'error', { reason: 'ChannelRateLimitReached: Too many channels' });
 
     const supplied = msg.payload.access_token ?? msg.payload.user_token;
     const token = typeof supplied === 'string' && supplied && !supplied.startsWith('sb_') ? supplied : this.socketToken;
@@ -119,13 +130,17 @@ export class Session {
     if (!isSubscriberRole(check.claims.role)) {
       return this.reply(msg, 'error', { reason: `Unauthorized: role "${check.claims.role}" may not subscribe to changes` });
     }
+    const user = typeof check.claims.sub === 'string' && check.claims.sub ? `sub:${check.claims.sub}` : `${check.claims.role}@${this.clientAddress}`;
+    if (this.disposed) return;
+    if (!this.deps.users.admit(user, this)) return this.reply(msg, 'error', { reason: 'ConnectionRateLimitReached: Too many connected users' });
+    this.users.add(user);
 
     const ch = new Channel(this, msg.topic, msg.joinRef);
     ch.setClaims(token, check.claims, check.claims.role);
     const config = (msg.payload.config ?? {}) as Record<string, unknown>;
     const entries = Array.isArray(config.postgres_changes) ? (config.postgres_changes as unknown[]) : [];
     const ids = bindingIds(entries);
-    const resolved = entries.length > 0 ? await this.resolve(entries, ids) : undefined;
+    const resolved = entries.length > 0 ? await this.resolve(entries, ids, check.claims.role) : undefined;
     if (this.disposed) return; // the socket went away while the join was checked
     if (resolved && !('error' in resolved)) ch.bindings = resolved.bindings;
 
@@ -151,7 +166,7 @@ export class Session {
 
   // Parses and checks every binding against the publication; all succeed or the channel gets
   // no changes (Realtime creates the subscriptions in one transaction).
-  private async resolve(entries: unknown[], ids: number[]): Promise<{ bindings: ActiveBinding[] } | { error: string }> {
+  private async resolve(entries: unknown[], ids: number[], role: SubscriberRole): Promise<{ bindings: ActiveBinding[] } | { error: string }> {
     let tables = await this.deps.catalog.all();
     let refreshed = false;
     const bindings: ActiveBinding[] = [];
@@ -181,7 +196,8 @@ export class Session {
             `${t.schema}.${t.name}`,
             p.filters.map((f) => {
               const col = t.byName.get(f.column);
-              if (!col && p.table !== '*') throw new Error(`ERROR P0001 (raise_exception) invalid column for filter ${f.column}`);
+              // only columns the role may select (realtime.subscription_check_filters)
+              if (col ? !col.selectable[role] : p.table !== '*') throw new Error(`ERROR P0001 (raise_exception) invalid column for filter ${f.column}`);
               return compileFilter(f, col?.type);
             }),
           );
@@ -255,6 +271,6 @@ function bindingIds(entries: unknown[]): number[] {
 }
 
 function paramsToLog(p: SubscriptionParams) {
-  const filters = p.filters.map((f) => `{${[f.column, f.op, f.value].map((s) => JSON.stringify(s)).join(', ')}${f.negate ? ', true' : ''}}`);
+  const filters = p.filters.map((f) => `{${[f.column, f.op, f.value].map((s) => JSON.stringify(s)).join(', ')}}`);
   return `event: ${p.event}, schema: ${p.schema}, table: ${p.table}, filters: [${filters.join(', ')}]`;
 }
