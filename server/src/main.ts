@@ -1,17 +1,19 @@
-// The platform in one process (embedded mode, the `npm start` default): PGlite, the local
-// Supabase-compatible services, the provider API and the built front-ends, each on its port.
+// The platform in one process (embedded mode, the `npm start` default; embedded-mode.ts): PGlite,
+// the local Supabase-compatible services, the provider API and the built front-ends, each on its port.
 // Production runs the same API against hosted Supabase + PostgreSQL (see README.md).
 import type { Server } from 'node:http';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
-import { createLocalSupabase, defaultLocalConfig, DEFAULT_ANON_KEY, DevMailbox } from '@aim/supabase';
+import { createLocalSupabase, defaultLocalConfig, DEFAULT_ANON_KEY, DevMailbox, guardHttpServer } from '@aim/supabase';
 import { migrate, openPglite, openPostgres, type Db } from '@aim/supabase/db';
 import { createApiApp } from './app.ts';
 import { createBilling } from './services/billing/billing.ts';
-import { devToolsAllowed, exposureRefusal, isLoopbackHost, localServicesConfig } from './local-services.ts';
+import { describeMode, launcherModeFromEnv, type LauncherMode } from './embedded-mode.ts';
+import { devToolsAllowed, exposureRefusal, localServicesConfig, missingSecrets } from './local-services.ts';
 import { consoleLogger } from './logger.ts';
+import { installProcessGuards } from './process-guards.ts';
 import { devMailboxMailer } from './mail/mailer.ts';
 import { initMetrics } from './observability/metrics.ts';
 import { siteDir, startStaticSites } from './static-sites.ts';
@@ -49,12 +51,22 @@ const hostedSupabaseUrl = env.SUPABASE_URL; // set → hosted Supabase, no local
 const supabaseUrl = hostedSupabaseUrl ?? origin(ports.supabase);
 const apiBaseUrl = env.API_PUBLIC_URL ?? origin(ports.api);
 const shellUrl = env.SITE_URL ?? origin(ports.shell);
-// Embedded mode: local services on loopback, one machine (local-services.ts). Exposed on
-// another address the launcher behaves like production: no dev mailbox, no sandbox billing
-// unless BILLING_PROVIDER=sandbox, no simulated engines unless allowed, webhook targets checked.
-const embedded = !hostedSupabaseUrl && isLoopbackHost(HOST);
-// The dev mailbox only on the embedded database: on DATABASE_URL it would hand out anyone's magic link.
-const devMailboxUrl = embedded && devToolsAllowed(HOST, env) ? `${supabaseUrl}/_dev/mailbox` : undefined;
+// Embedded mode: PGlite and the local services (no DATABASE_URL, no SUPABASE_URL), or EMBEDDED=true|false
+// (embedded-mode.ts), never the bind address, which a reverse proxy on this machine hides. In
+// production: no dev mailbox, no sandbox billing unless BILLING_PROVIDER=sandbox, no simulated
+// engines unless allowed, webhook targets checked, /metrics behind METRICS_TOKEN.
+let mode: LauncherMode;
+try {
+  mode = launcherModeFromEnv(env);
+} catch (e) {
+  console.error((e as Error).message);
+  process.exit(1);
+}
+const embedded = mode.embedded;
+// The dev tools (/_dev) also need loopback and the embedded database: on DATABASE_URL the
+// mailbox would hand out anyone's magic link (local-services.ts).
+const devTools = embedded && devToolsAllowed(HOST, env);
+const devMailboxUrl = devTools ? `${supabaseUrl}/_dev/mailbox` : undefined;
 
 async function openDb(): Promise<Db> {
   if (env.DATABASE_URL) return openPostgres(env.DATABASE_URL);
@@ -65,9 +77,22 @@ async function openDb(): Promise<Db> {
 
 function listen(fetch: (req: Request) => Response | Promise<Response>, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, port, hostname: HOST }, () => resolve(server as Server)) as Server;
+    const server = guardHttpServer(serve({ fetch, port, hostname: HOST }, () => resolve(server as Server)) as Server);
     server.once('error', reject);
   });
+}
+
+/**
+ * Why the local services must not start: their default secrets are public, fine for embedded
+ * mode on loopback only. In production a loopback bind proves nothing (a reverse proxy may
+ * publish it), so there they need private secrets wherever they listen.
+ */
+function localServicesRefusal(): string | undefined {
+  if (embedded || missingSecrets('0.0.0.0', env).length === 0) return exposureRefusal(HOST, env);
+  return [
+    `Refusing to start: in production mode the local Supabase services may be reached through a proxy whatever HOST is, and their default keys are public.`,
+    `Set ${missingSecrets('0.0.0.0', env).join(', ')} to private values, or set EMBEDDED=true for a development set-up on this machine.`,
+  ].join('\n');
 }
 
 async function main() {
@@ -76,7 +101,7 @@ async function main() {
     ? env.JWT_SECRET
       ? undefined
       : "Set JWT_SECRET to the Supabase project's JWT secret: it verifies the dashboard sessions that billing, key and webhook calls require."
-    : exposureRefusal(HOST, env);
+    : localServicesRefusal();
   if (refusal) {
     console.error(refusal);
     process.exit(1);
@@ -94,7 +119,11 @@ async function main() {
   // alert), served at /_dev/mailbox in embedded mode only; elsewhere the API's mail is log-only
   const mailbox = devMailboxUrl ? new DevMailbox({ log: (line) => console.log(line) }) : undefined;
   if (!hostedSupabaseUrl) {
-    const config = localServicesConfig(HOST, env, defaultLocalConfig({ publicUrl: supabaseUrl, siteUrl: shellUrl, redirectAllowList: [`${shellUrl}/**`] }));
+    const config = {
+      ...localServicesConfig(HOST, env, defaultLocalConfig({ publicUrl: supabaseUrl, siteUrl: shellUrl, redirectAllowList: [`${shellUrl}/**`] })),
+      // /_dev follows the mode too (EMBEDDED=false turns it off on loopback)
+      embedded: devTools,
+    };
     const services = createLocalSupabase({ db, config, ...(mailbox ? { mailbox } : {}) });
     const server = await listen(services.fetch, ports.supabase);
     services.attachRealtime(server);
@@ -125,8 +154,9 @@ async function main() {
   closers.push(() => new Promise((r) => apiServer.close(r)));
 
   // Webhook dispatch runs with every API instance; private targets only in embedded mode,
-  // where a developer points webhooks at a receiver on their own machine.
-  const webhooks = createWebhookService({ db, log, allowPrivateTargets: embedded });
+  // where a developer points webhooks at a receiver on their own machine, or when allowed
+  // explicitly as for a worker process (WEBHOOKS_ALLOW_PRIVATE_TARGETS=true).
+  const webhooks = createWebhookService({ db, log, allowPrivateTargets: embedded || env.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true' });
   webhooks.start();
   closers.push(() => webhooks.stop());
   // Every API instance also sweeps tasks no worker will take (services/tasks/expire-stuck-tasks.ts).
@@ -168,7 +198,7 @@ async function main() {
         ...REMOTES.map((r) => ({ name: r.name, port: r.port, dir: siteDir(repoRoot, r.name) })),
       ],
       runtimeConfig: () => ({
-        mode: hostedSupabaseUrl ? 'production' : 'embedded',
+        mode: embedded ? 'embedded' : 'production',
         supabaseUrl,
         supabaseAnonKey: anonKey,
         apiBaseUrl,
@@ -186,6 +216,7 @@ async function main() {
 
   const lines = [
     '',
+    `  ${describeMode(mode, env)}`,
     `  Dashboard        ${shellUrl}`,
     `  Provider API     ${apiBaseUrl}   (docs ${apiBaseUrl}/docs)`,
     hostedSupabaseUrl ? `  Supabase         ${supabaseUrl} (hosted)` : `  Local Supabase   ${supabaseUrl}   (auth, rest, realtime)`,
@@ -211,6 +242,7 @@ async function main() {
   process.on('SIGTERM', stop);
 }
 
+installProcessGuards(consoleLogger('api'));
 main().catch((e) => {
   console.error(e);
   process.exit(1);

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { endSocket, guardHttpServer, requestUrl } from '@aim/supabase';
 import sirv from 'sirv';
 
 /**
@@ -83,7 +84,13 @@ export async function startStaticSites(opts: {
       return current.handle;
     };
     const server = http.createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      const url = requestUrl(req.url);
+      if (!url) {
+        // a request target WHATWG URL refuses (`//[`): 400, not an uncaught exception
+        res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+        res.end('Bad request\n');
+        return;
+      }
       if (!isShell && req.method === 'OPTIONS') {
         res.writeHead(204, { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*' });
         res.end();
@@ -113,6 +120,9 @@ export async function startStaticSites(opts: {
         res.end('Not found\n');
       });
     });
+    guardHttpServer(server);
+    // nothing here takes upgrades: refuse them instead of leaving the socket open
+    server.on('upgrade', (_req, socket) => endSocket(socket, 400));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(site.port, opts.host, () => resolve());

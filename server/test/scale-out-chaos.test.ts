@@ -120,6 +120,8 @@ for (const kind of testDatabaseKinds().filter((k) => k === 'postgres')) {
       supabaseUrl = `http://127.0.0.1:${supabasePort}`;
       env = {
         DATABASE_URL: server.url,
+        // a development set-up on one machine: sandbox billing, the local services' default keys
+        EMBEDDED: 'true',
         HOST: '127.0.0.1',
         PUBLIC_HOST: '127.0.0.1',
         API_PORT: String(apiPort),

@@ -10,7 +10,8 @@ import { DevMailbox } from './mailbox.ts';
 import { createAuthApp } from './auth/index.ts';
 import { createRestApp } from './rest/index.ts';
 import { createRealtime } from './realtime/index.ts';
-import { createDevApp } from './dev/index.ts';
+import { createDevApp, devCorsOrigin } from './dev/index.ts';
+import { endSocket, guardHttpServer, requestUrl } from './http/malformed-requests.ts';
 
 export { defaultLocalConfig, type LocalSupabaseConfig, type GithubProviderConfig } from './config.ts';
 export { DevMailbox, type MailMessage } from './mailbox.ts';
@@ -26,13 +27,14 @@ export {
   type JwtClaims,
 } from './keys.ts';
 export type { LocalContext } from './context.ts';
+export { endSocket, guardHttpServer, requestUrl } from './http/malformed-requests.ts';
 
 export interface LocalSupabase {
   /** The HTTP app: /auth/v1, /rest/v1, and /_dev (mailbox, fake GitHub) when config.embedded. */
   app: Hono;
   fetch: (req: Request) => Response | Promise<Response>;
   mailbox: DevMailbox;
-  /** Hooks /realtime/v1/websocket into a Node HTTP server's upgrade event. */
+  /** Hooks /realtime/v1/websocket into a Node HTTP server's upgrade event (and answers its malformed requests with 400). */
   attachRealtime(server: Server): void;
   close(): Promise<void>;
 }
@@ -49,10 +51,12 @@ export function createLocalSupabase(opts: { db: Db; config: LocalSupabaseConfig;
   const mailbox = opts.mailbox ?? new DevMailbox({ log });
   const ctx: LocalContext = { db: opts.db, config: opts.config, mailbox, log };
   const app = new Hono();
+  const devOrigin = devCorsOrigin(opts.config);
   app.use(
     '*',
     cors({
-      origin: (origin) => origin || '*',
+      // /_dev (everyone's magic links) answers the dashboard's origin only, never a reflected one
+      origin: (origin, c) => (c.req.path.startsWith('/_dev') ? devOrigin(origin) : origin || '*'),
       allowHeaders: [],
       exposeHeaders: EXPOSE,
       allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
@@ -88,8 +92,13 @@ export function createLocalSupabase(opts: { db: Db; config: LocalSupabaseConfig;
     fetch: app.fetch,
     mailbox,
     attachRealtime(server: Server) {
+      guardHttpServer(server);
       server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-        const url = new URL(req.url ?? '/', 'http://localhost');
+        const url = requestUrl(req.url);
+        if (!url) {
+          socket.on('error', () => socket.destroy());
+          return endSocket(socket, 400);
+        }
         if (url.pathname === '/realtime/v1/websocket' || url.pathname === '/realtime/v1/websocket/') {
           realtime.handleUpgrade(req, socket, head);
         } else {

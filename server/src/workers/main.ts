@@ -11,11 +11,13 @@
 import { type Db, openPostgres, retryOnConnectionLoss } from '@aim/supabase/db';
 import { consoleLogger, type Logger } from '../logger.ts';
 import { initMetrics } from '../observability/metrics.ts';
+import { installProcessGuards } from '../process-guards.ts';
 import { healthPortFromEnv, startHealthServer } from './health-server.ts';
 import { clusterLimitsFromEnv, concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv, workerTimingFromEnv } from './runtime.ts';
 import { queueFairnessFromEnv } from './queue-fairness.ts';
 import { createTaskSweeper, taskSweepFromEnv } from './task-sweeper.ts';
 import { createTaskWorker } from './task-worker.ts';
+import { timeLimitsFromEnv } from './time-limits.ts';
 import { createWebhookService } from '../webhooks/index.ts';
 import { sendTaskWebhooks } from '../webhooks/task-webhooks.ts';
 
@@ -49,6 +51,7 @@ async function main() {
     engines,
     concurrency: concurrencyFromEnv(engines, env),
     clusterLimits: clusterLimitsFromEnv(engines, env),
+    timeLimits: timeLimitsFromEnv(engines.names, env),
     ...timing,
     fairness: queueFairnessFromEnv(env),
     log,
@@ -79,6 +82,8 @@ async function main() {
   process.on('SIGTERM', stop);
 }
 
+// an uncaught exception exits 1 (the supervisor restarts the worker), a stray rejection is logged (process-guards.ts)
+installProcessGuards(consoleLogger('worker'));
 main().catch((error) => {
   console.error(error);
   process.exit(1);

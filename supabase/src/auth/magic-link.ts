@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { LocalContext } from '../context.ts';
 import type { Queryable } from '../db/index.ts';
@@ -15,11 +15,20 @@ const PKCE_PREFIX = 'pkce_';
 const TOKEN_TYPE = 'recovery_token';
 const VERIFY_TYPES = new Set(['magiclink', 'signup', 'email']);
 
-/** GoTrue's token hash (crypto.GenerateTokenHash): hex(sha224(email + otp)). */
+/**
+ * GoTrue's token hash (crypto.GenerateTokenHash): hex(sha224(email + otp)). Here it names the
+ * mailed code only (kept in auth.users.recovery_token, checked with the email, counted per
+ * email). The link carries `linkToken()` instead: GoTrue's link hash has only the code's 10^6
+ * values, so anyone knowing the email could try them on the link forms, which no per-email
+ * count can see (docs/decisions/0015-verify-brute-force.md).
+ */
 const tokenHash = (email: string, otp: string) =>
   createHash('sha224')
     .update(email + otp)
     .digest('hex');
+
+/** The link's token: 224 random bits, in the shape of GoTrue's hash (56 hex digits). */
+const linkToken = () => randomBytes(28).toString('hex');
 
 const otpExpired = () => new AuthError(403, 'otp_expired', 'Email link is invalid or has expired');
 
@@ -43,12 +52,23 @@ export function errorRedirectUrl(redirectTo: string, err: AuthError, pkce: boole
   return u.toString();
 }
 
-/** Consumes a one-time token (single use) and returns its user if the link is still fresh. */
-async function consumeToken(q: Queryable, otpExp: number, hashes: string[], email?: string): Promise<UserRow> {
-  const r = await q.query<{ user_id: string }>(
-    `delete from auth.one_time_tokens where token_type = $1 and token_hash = any($2::text[]) and ($3::text is null or relates_to = $3) returning user_id`,
-    [TOKEN_TYPE, hashes, email ?? null],
-  );
+/**
+ * Consumes the outstanding link and code of a user (single use, both at once) and returns the
+ * user if they are still fresh: by the link's token, or by the code's hashes with its email.
+ */
+async function consumeToken(q: Queryable, otpExp: number, by: { link: string } | { email: string; codeHashes: string[] }): Promise<UserRow> {
+  const r =
+    'link' in by
+      ? await q.query<{ user_id: string }>(`delete from auth.one_time_tokens where token_type = $1 and token_hash = $2 returning user_id`, [
+          TOKEN_TYPE,
+          by.link,
+        ])
+      : await q.query<{ user_id: string }>(
+          `delete from auth.one_time_tokens t using auth.users u
+           where t.token_type = $1 and t.relates_to = $2 and u.id = t.user_id and u.recovery_token = any($3::text[])
+           returning t.user_id`,
+          [TOKEN_TYPE, by.email, by.codeHashes],
+        );
   const userId = r.rows[0]?.user_id;
   const user = userId ? await findUserById(q, userId, true) : undefined;
   if (!user?.recovery_sent_at || new Date(user.recovery_sent_at).getTime() + otpExp * 1000 < Date.now()) throw otpExpired();
@@ -85,7 +105,9 @@ export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha
     const redirectTo = resolveRedirect(config, c.req.query('redirect_to'));
 
     const otp = String(randomInt(1_000_000)).padStart(6, '0');
-    const hash = (pkce ? PKCE_PREFIX : '') + tokenHash(email, otp);
+    const prefix = pkce ? PKCE_PREFIX : '';
+    const hash = prefix + linkToken();
+    const codeHash = prefix + tokenHash(email, otp);
     await db.transaction(async (tx) => {
       const existing = await findUserByEmail(tx, email);
       if (!existing && body.create_user === false) throw new AuthError(422, 'otp_disabled', 'Signups not allowed for otp');
@@ -101,7 +123,7 @@ export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha
          on conflict (user_id, token_type) do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, created_at = now(), updated_at = now()`,
         [user.id, TOKEN_TYPE, hash, email],
       );
-      await tx.query('update auth.users set recovery_token = $2, recovery_sent_at = now(), updated_at = now() where id = $1', [user.id, hash]);
+      await tx.query('update auth.users set recovery_token = $2, recovery_sent_at = now(), updated_at = now() where id = $1', [user.id, codeHash]);
     });
     limiter.reset(email);
 
@@ -135,7 +157,7 @@ export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha
       if (!VERIFY_TYPES.has(type)) throw validationFailed('Unsupported verification type');
       if (!token) throw validationFailed('Verify requires a token or a token hash');
       const target = await db.transaction(async (tx) => {
-        const user = await consumeToken(tx, config.otpExp, [token]);
+        const user = await consumeToken(tx, config.otpExp, { link: token });
         if (!pkce) {
           const session = await createSession(tx, config, user, 'otp', { userAgent: c.req.header('user-agent') });
           const u = new URL(redirectTo);
@@ -159,8 +181,8 @@ export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha
         attempt.release();
         throw e;
       }
-      // A link names its token by a 224-bit hash: guessing one is hopeless, so a failed
-      // link counts against the address only.
+      // A link's token is 224 random bits (linkToken): guessing one is hopeless, and a wrong
+      // one names no email, so a failed link counts against the address only.
       attempt.fail();
       return c.redirect(errorRedirectUrl(redirectTo, e, pkce), 303);
     }
@@ -174,22 +196,22 @@ export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha
     if (!VERIFY_TYPES.has(type)) throw validationFailed('Unsupported verification type');
     const tokenHashParam = optionalString(body, 'token_hash');
     const otp = optionalString(body, 'token');
-    let hashes: string[];
+    let by: { link: string } | { email: string; codeHashes: string[] };
     let email: string | undefined;
     if (tokenHashParam) {
-      hashes = [tokenHashParam];
+      by = { link: tokenHashParam };
     } else {
       if (!otp) throw validationFailed('Verify requires a token or a token hash');
       email = validateEmail(optionalString(body, 'email'));
       const h = tokenHash(email, otp.trim());
-      hashes = [h, PKCE_PREFIX + h];
+      by = { email, codeHashes: [h, PKCE_PREFIX + h] };
     }
     // The 6-digit form is the guessable one: it counts against the email's code too.
     const attempt = limiter.begin(clientAddress(c), email);
     let session: IssuedSession;
     try {
       session = await db.transaction(async (tx) => {
-        const user = await consumeToken(tx, config.otpExp, hashes, email).catch((e: unknown) => {
+        const user = await consumeToken(tx, config.otpExp, by).catch((e: unknown) => {
           // The JSON path speaks of tokens, not links (GoTrue's ErrorCodeOTPExpired message).
           throw e instanceof AuthError && e.code === 'otp_expired' ? new AuthError(403, 'otp_expired', 'Token has expired or is invalid') : e;
         });

@@ -1,8 +1,31 @@
 import { Hono } from 'hono';
+import type { LocalSupabaseConfig } from '../config.ts';
 import type { LocalContext } from '../context.ts';
 import { createFakeGithub } from './github.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** The origin part of a URL or redirect glob (`http://localhost:3000/**`); none when the origin itself is a pattern. */
+function originOf(urlOrGlob: string): string | undefined {
+  const m = /^(https?:\/\/[^/?#]+)/i.exec(urlOrGlob.trim());
+  if (!m?.[1] || /[*?[\]{}]/.test(m[1])) return undefined;
+  try {
+    return new URL(m[1]).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CORS of /_dev: the mailbox holds everyone's magic links and codes, so a page may read it
+ * cross-origin only from the dashboard (the site URL, or an exact origin of the redirect
+ * allow-list). Any other origin gets no Access-Control-Allow-Origin: its script cannot read
+ * the answer. Scripts and tests outside a browser send no Origin and are not concerned.
+ */
+export function devCorsOrigin(config: Pick<LocalSupabaseConfig, 'siteUrl' | 'redirectAllowList'>): (origin: string) => string | null {
+  const allowed = new Set([config.siteUrl, ...config.redirectAllowList].map(originOf).filter((o): o is string => o !== undefined));
+  return (origin) => (allowed.has(origin) ? origin : null);
+}
 
 /** Dev-only pages: the mailbox (page + JSON). and the fake GitHub provider. */
 export function createDevApp(ctx: LocalContext) {
