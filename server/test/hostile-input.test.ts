@@ -1,13 +1,14 @@
 /**
  * Text the database cannot take: a NUL character in any field is a 400 naming the field (not
- * the 500 of Postgres' 22021), and a lone surrogate is stored like node-postgres stores it on
- * both databases. The fuzz (api-fuzz.test.ts) looks for the rest.
+ * the 500 of Postgres' 22021), and so is a lone surrogate (invalid UTF-16, which used to be a
+ * 500 in some routes and stored as U+FFFD in others). The fuzz (api-fuzz.test.ts) looks for
+ * the rest.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
-import { NUL_MESSAGE } from '../src/openapi/nul-guard.ts';
-import { asDashboard, createUser, expectErrorBody, post, type TestUser } from './helpers.ts';
+import { LONE_SURROGATE_MESSAGE, NUL_MESSAGE } from '../src/openapi/nul-guard.ts';
+import { asDashboard, createUser, expectErrorBody, post, readUser, type TestUser } from './helpers.ts';
 import { grantCredits, openTestDb, taskHarness, type TaskHarness } from './support/tasks.ts';
 
 const NUL = 'a\u0000b';
@@ -35,6 +36,21 @@ const NUL_FIELDS: [string, Record<string, unknown>, string][] = [
     { client_secret: 'pi_1_secret_2', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '1', name: NUL } },
     'card.name',
   ],
+];
+
+// the same fields with a lone surrogate instead, and the fields issue 21 found (a 500 for the
+// song's title and tags, U+FFFD stored for the prompt and the webhook URL)
+const LONE_SURROGATE_FIELDS: [string, Record<string, unknown>, string][] = [
+  ['/suno-imagine', { prompt: 'a song about rain', title: 'Paris \ud800Rain' }, 'title'],
+  ['/suno-imagine', { prompt: 'a song about rain', tags: 'jazz \udfff' }, 'tags'],
+  ['/suno-imagine', { prompt: '\ud83d' }, 'prompt'],
+  ['/pro/imagine', { prompt: '\ud800' }, 'prompt'],
+  ['/auth/updateWebhookURL', { url: 'https://example.com/\ud800' }, 'url'],
+  ...NUL_FIELDS.map(([path, body, field]): [string, Record<string, unknown>, string] => [
+    path,
+    JSON.parse(JSON.stringify(body).replaceAll('\\u0000', '\\udc00')),
+    field,
+  ]),
 ];
 
 describe.each(testDatabaseKinds())('hostile text on %s', (kind) => {
@@ -80,14 +96,50 @@ describe.each(testDatabaseKinds())('hostile text on %s', (kind) => {
     expect(await expectErrorBody(res)).toEqual({ msg: 'task_id: Must be a task id', code: 'validation_failed' });
   });
 
-  it('should store a lone surrogate as U+FFFD, as node-postgres does, on both databases', async () => {
-    const res = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: LONE_SURROGATE, webhook_secret: LONE_SURROGATE } });
+  it.each(LONE_SURROGATE_FIELDS)('should answer a lone surrogate in %s %j with 400 naming %s', async (path, body, field) => {
+    const res = await post(h.app, path, { ...asDashboard(user), json: body });
+    expect(res.status).toBe(400);
+    expect(await expectErrorBody(res)).toEqual({ msg: `${field}: ${LONE_SURROGATE_MESSAGE}`, code: 'validation_failed' });
+  });
+
+  it('should answer a lone surrogate sent as JSON text, deep inside a value, or in a key, with 400 naming where it is', async () => {
+    // as a client sends it: the escape in the JSON text (JSON.stringify escapes lone surrogates too)
+    const raw = await post(h.app, '/pro/imagine', { key: user.apiKey, json: '{"prompt":"a fox \\ud800"}' });
+    expect(await expectErrorBody(raw)).toEqual({ msg: `prompt: ${LONE_SURROGATE_MESSAGE}`, code: 'validation_failed' });
+    // a lone low surrogate after a multi-byte character (PGlite once sent invalid UTF-8 for it)
+    const afterCjk = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: LONE_SURROGATE } });
+    expect(await expectErrorBody(afterCjk)).toEqual({ msg: `prompt: ${LONE_SURROGATE_MESSAGE}`, code: 'validation_failed' });
+    // a pair in the wrong order is two lone halves
+    const reversed = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: '\ude00\ud83d' } });
+    expect(await expectErrorBody(reversed)).toEqual({ msg: `prompt: ${LONE_SURROGATE_MESSAGE}`, code: 'validation_failed' });
+    const deep = await post(h.app, '/auth/topup', { ...asDashboard(user), json: { amount: [{ x: [1, '\ud800'] }] } });
+    expect(await expectErrorBody(deep)).toEqual({ msg: `amount.0.x.1: ${LONE_SURROGATE_MESSAGE}`, code: 'validation_failed' });
+    const key = await post(h.app, '/auth/topup', { ...asDashboard(user), json: { amount: { '\udc00': 1 } } });
+    expect(await expectErrorBody(key)).toEqual({ msg: `amount: ${LONE_SURROGATE_MESSAGE}`, code: 'validation_failed' });
+  });
+
+  it('should store nothing from a request refused for a lone surrogate', async () => {
+    const stored = await post(h.app, '/auth/updateWebhookURL', { ...asDashboard(user), json: { url: 'https://example.com/hooks' } });
+    expect(stored.status).toBe(200);
+    const tasks = async () => (await db.query<{ n: number }>('select count(*)::int as n from public.tasks where user_id = $1', [user.id])).rows[0].n;
+    const before = await tasks();
+
+    expect((await post(h.app, '/auth/updateWebhookURL', { ...asDashboard(user), json: { url: 'https://example.com/\ud800' } })).status).toBe(400);
+    expect((await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'a fox \udfff' } })).status).toBe(400);
+    expect((await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'a fox', webhook_secret: '\ud800' } })).status).toBe(400);
+
+    expect((await readUser(db, user.id)).integration_webhook_url).toBe('https://example.com/hooks');
+    expect(await tasks()).toBe(before);
+  });
+
+  it('should take well-formed text outside the Basic Multilingual Plane (a surrogate pair) as sent', async () => {
+    const res = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'a fox 🦊 𝔘𝔫𝔦 氟' } });
     expect(res.status).toBe(200);
     const { task_id } = (await res.json()) as { task_id: string };
     const { rows } = await db.query<{ prompt: string }>('select prompt from public.tasks where id = $1', [task_id]);
-    expect(rows[0].prompt).toBe('氟\ufffd');
+    expect(rows[0].prompt).toBe('a fox 🦊 𝔘𝔫𝔦 氟');
 
     const invoice = await post(h.app, '/auth/gen-invoice', { ...asDashboard(user), json: { invoiceId: LONE_SURROGATE } });
-    expect(invoice.status).toBe(404);
+    expect(await expectErrorBody(invoice)).toEqual({ msg: `invoiceId: ${LONE_SURROGATE_MESSAGE}`, code: 'validation_failed' });
   });
 });

@@ -1,12 +1,26 @@
 /**
- * @module Postgres cannot store the NUL character (U+0000) in text: a query carrying one
- * fails (SQLSTATE 22021), which would surface as a 500. Every validated request value
- * (JSON body, path, query) passes through here from the router's validation hook, so no
- * route can forget it: a NUL anywhere is a 400 naming the field.
+ * @module Text the database cannot store as sent. Postgres cannot store the NUL character
+ * (U+0000) in text: a query carrying one fails (SQLSTATE 22021), which would surface as a
+ * 500. A lone surrogate (invalid UTF-16, e.g. JSON `"\ud800"`) has no UTF-8 form: the driver
+ * would store U+FFFD instead (a webhook URL then comes back changed), and code that encodes
+ * it (encodeURIComponent) throws, another 500. Every validated request value (JSON body,
+ * path, query) passes through here from the router's validation hook, so no route can forget
+ * it: either anywhere is a 400 naming the field.
  */
 import { ApiError } from '../errors.ts';
 
 export const NUL_MESSAGE = 'Must not contain the NUL character (\\u0000)';
+export const LONE_SURROGATE_MESSAGE = 'Must be valid Unicode text, not a lone surrogate (such as \\ud800)';
+
+// in a `u` regex a well-formed surrogate pair is one code point: only a lone half matches
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** What is wrong with the text, or undefined when the database can store it as is. */
+function defectOf(text: string): string | undefined {
+  if (text.includes('\u0000')) return NUL_MESSAGE;
+  if (LONE_SURROGATE.test(text)) return LONE_SURROGATE_MESSAGE;
+  return undefined;
+}
 
 interface Node {
   value: unknown;
@@ -21,19 +35,24 @@ function pathOf(node: Node): string {
 }
 
 /**
- * The path (`card.name`, `items.2`) of the first string or object key holding a NUL, or
- * undefined. Walks iteratively: a value can be nested deeper than the call stack allows.
+ * The path (`card.name`, `items.2`) of the first string or object key the database cannot
+ * store, and what is wrong with it, or undefined. Walks iteratively: a value can be nested
+ * deeper than the call stack allows.
  */
-function findNulPath(value: unknown): string | undefined {
+function findUnstorable(value: unknown): { path: string; message: string } | undefined {
   const stack: Node[] = [{ value }];
   for (let node = stack.pop(); node; node = stack.pop()) {
     const v = node.value;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return pathOf(node);
+      const message = defectOf(v);
+      if (message) return { path: pathOf(node), message };
     } else if (typeof v === 'object' && v !== null) {
       const entries = Object.entries(v);
-      // a key with a NUL is named by its parent: the message must not echo the NUL
-      if (entries.some(([key]) => key.includes('\u0000'))) return pathOf(node);
+      // a bad key is named by its parent: the message must not echo the key
+      for (const [key] of entries) {
+        const message = defectOf(key);
+        if (message) return { path: pathOf(node), message };
+      }
       for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i][1], key: entries[i][0], parent: node });
     }
   }
@@ -41,14 +60,15 @@ function findNulPath(value: unknown): string | undefined {
 }
 
 /**
- * Throws a 400 validation_failed naming the field when a validated value holds a NUL
- * (`target`, e.g. json, names a value that is itself a string).
+ * Throws a 400 validation_failed naming the field when a validated value holds a NUL or a
+ * lone surrogate (`target`, e.g. json, names a value that is itself a string).
  *
  * @example
- * rejectNulCharacters({ prompt: 'a\u0000' }, 'json') // throws 'prompt: Must not contain the NUL character (\u0000)'
+ * rejectUnstorableText({ prompt: 'a\u0000' }, 'json') // throws 'prompt: Must not contain the NUL character (\u0000)'
+ * rejectUnstorableText({ tags: ['\ud800'] }, 'json') // throws 'tags.0: Must be valid Unicode text, not a lone surrogate (such as \ud800)'
  */
-export function rejectNulCharacters(value: unknown, target: string): void {
-  const path = findNulPath(value);
-  if (path === undefined) return;
-  throw new ApiError('validation_failed', `${path || target}: ${NUL_MESSAGE}`);
+export function rejectUnstorableText(value: unknown, target: string): void {
+  const found = findUnstorable(value);
+  if (found === undefined) return;
+  throw new ApiError('validation_failed', `${found.path || target}: ${found.message}`);
 }

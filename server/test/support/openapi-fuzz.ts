@@ -81,6 +81,8 @@ export interface FuzzState {
   png: Bytes;
   /** Distinct small valid photos as base64, for fields that take base64 (enough for the largest minItems). */
   photos: string[];
+  /** A signed-in dashboard session (X-Session-Token), for the requests that must get past the dashboard-only checks. */
+  session?: string;
 }
 
 const MAX_LEARNED = 20;
@@ -223,13 +225,13 @@ function resolve(doc: OpenApiDocument, schema: Schema): Schema {
   return resolve(doc, found);
 }
 
-/** Values that fit the schema, for a property called `name`. */
-function fitting(doc: OpenApiDocument, state: FuzzState, raw: Schema, name: string, depth: number): fc.Arbitrary<unknown> {
+/** Values that fit the schema, for a property called `name` (`hostile`: their properties sometimes do not). */
+function fitting(doc: OpenApiDocument, state: FuzzState, raw: Schema, name: string, depth: number, hostile = true): fc.Arbitrary<unknown> {
   const schema = resolve(doc, raw);
   const options: fc.Arbitrary<unknown>[] = [];
   if (schema.enum) options.push(fc.constantFrom(...schema.enum));
   if (schema.example !== undefined) options.push(fc.constant(schema.example));
-  for (const union of [schema.anyOf, schema.oneOf]) for (const s of union ?? []) options.push(fitting(doc, state, s, name, depth + 1));
+  for (const union of [schema.anyOf, schema.oneOf]) for (const s of union ?? []) options.push(fitting(doc, state, s, name, depth + 1, hostile));
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   for (const type of types) {
     if (type === 'string') {
@@ -254,30 +256,33 @@ function fitting(doc: OpenApiDocument, state: FuzzState, raw: Schema, name: stri
     else if (type === 'array' && schema.items) {
       const minLength = schema.minItems ?? 0;
       const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? 3, minLength + 3));
-      options.push(fc.array(field(doc, state, schema.items, name, depth + 1), { minLength, maxLength }));
+      options.push(fc.array(field(doc, state, schema.items, name, depth + 1, hostile), { minLength, maxLength }));
       // a whole list of distinct valid photos: one bad entry would stop every request at the first check
       if (resolve(doc, schema.items).contentEncoding === 'base64' && state.photos.length >= minLength) {
         options.push(fc.shuffledSubarray(state.photos, { minLength, maxLength: Math.min(schema.maxItems ?? state.photos.length, state.photos.length) }));
       }
-    } else if (type === 'object') options.push(objectOf(doc, state, schema, depth));
+    } else if (type === 'object') options.push(objectOf(doc, state, schema, depth, hostile));
   }
   if (options.length === 0) options.push(fc.jsonValue({ maxDepth: 2 }));
   return fc.oneof(...options);
 }
 
-/** A property's value: usually fitting, sometimes poisoned, sometimes hostile. */
-function field(doc: OpenApiDocument, state: FuzzState, schema: Schema, name: string, depth: number): fc.Arbitrary<unknown> {
-  const valid = depth > 4 ? fc.constant('deep') : fitting(doc, state, schema, name, depth);
+/** A property's value: usually fitting, sometimes poisoned, sometimes hostile (unless not `hostile`: then always fitting). */
+function field(doc: OpenApiDocument, state: FuzzState, schema: Schema, name: string, depth: number, hostile = true): fc.Arbitrary<unknown> {
+  const valid = depth > 4 ? fc.constant('deep') : fitting(doc, state, schema, name, depth, hostile);
+  if (!hostile) return valid;
   return fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: poisoned(valid) }, { weight: 2, arbitrary: hostileValue });
 }
 
-/** An object of the schema's properties (required ones always), its example, plus the odd unknown key. */
-function objectOf(doc: OpenApiDocument, state: FuzzState, schema: Schema, depth: number): fc.Arbitrary<Record<string, unknown>> {
+/** An object of the schema's properties (required ones always), its example, plus the odd unknown key (when `hostile`). */
+function objectOf(doc: OpenApiDocument, state: FuzzState, schema: Schema, depth: number, hostile = true): fc.Arbitrary<Record<string, unknown>> {
   const props = Object.entries(schema.properties ?? {});
-  const record = fc.record(Object.fromEntries(props.map(([name, s]) => [name, field(doc, state, s, name, depth + 1)])), {
+  const record = fc.record(Object.fromEntries(props.map(([name, s]) => [name, field(doc, state, s, name, depth + 1, hostile)])), {
     requiredKeys: schema.required ?? [],
   });
-  const extra = fc.oneof({ weight: 5, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.dictionary(hostileKey, hostileValue, { maxKeys: 2 }) });
+  const extra = hostile
+    ? fc.oneof({ weight: 5, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.dictionary(hostileKey, hostileValue, { maxKeys: 2 }) })
+    : fc.constant({});
   const shaped = fc.tuple(record, extra).map(([known, unknown]) => Object.assign(Object.fromEntries(Object.entries(unknown)), known));
   if (typeof schema.example !== 'object' || schema.example === null) return shaped;
   // the documented example with values the API handed out (e.g. a real client secret)
@@ -308,6 +313,8 @@ export interface FuzzRequest {
   auth: { form: 'raw' | 'bearer' | 'padded' } | { header: string | undefined };
   contentType: string | undefined;
   body: Bytes | undefined;
+  /** Other headers to send (a dashboard session). */
+  headers?: Record<string, string>;
 }
 
 /** The Authorization header of a request, given the current key. */
@@ -482,6 +489,60 @@ export function requestsFor(doc: OpenApiDocument, state: FuzzState, op: Operatio
     // fetch refuses a body on GET and HEAD
     body: r.method === 'GET' || r.method === 'HEAD' ? undefined : r.payload.body,
   }));
+}
+
+/** Lone surrogates (invalid UTF-16), as JSON carries them escaped: halves alone, and a pair in the wrong order. */
+const LONE_SURROGATES = ['\ud800', '\udbff', '\udc00', '\udfff', '\ud83d', '\ude00\ud83d'];
+
+/** The paths (`card.name`, `images.0`) of a value's string leaves. */
+function stringLeaves(value: unknown, path: string[] = []): string[][] {
+  if (typeof value === 'string') return [path];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) => stringLeaves(v, [...path, k]));
+}
+
+/** A copy of `value` with the leaf at `path` replaced. */
+function replaceAt(value: unknown, path: string[], leaf: string): unknown {
+  if (path.length === 0) return leaf;
+  const [key, ...rest] = path;
+  if (Array.isArray(value)) return value.map((v, i) => (String(i) === key ? replaceAt(v, rest, leaf) : v));
+  const object = value as Record<string, unknown>;
+  return { ...object, [key]: replaceAt(object[key], rest, leaf) };
+}
+
+/** A request whose JSON body fits the operation except for one string field holding a lone surrogate, that field's path. */
+interface SurrogateRequest {
+  req: FuzzRequest;
+  field: string;
+}
+
+/**
+ * For an operation with a JSON body: a body of fitting values (nothing else hostile) with a
+ * lone surrogate put into one of its string fields, sent with the API key (and the dashboard
+ * session, when there is one), so that nothing but the surrogate stands in its way. Undefined when the operation reads no JSON body.
+ */
+export function surrogateRequestsFor(doc: OpenApiDocument, state: FuzzState, op: Operation): fc.Arbitrary<SurrogateRequest | undefined> | undefined {
+  if (!op.json || op.multipart || op.pathParams.length > 0) return undefined;
+  const body = fitting(doc, state, op.json, '', 0, false);
+  return fc.tuple(body, fc.nat(), fc.nat(), fc.constantFrom(...LONE_SURROGATES), fc.constantFrom(...JSON_TYPES)).map(([value, which, at, bad, type]) => {
+    const leaves = stringLeaves(value);
+    if (leaves.length === 0) return undefined;
+    const path = leaves[which % leaves.length];
+    const text = path.reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], value) as string;
+    const i = at % (text.length + 1);
+    const poisoned = replaceAt(value, path, text.slice(0, i) + bad + text.slice(i));
+    return {
+      req: {
+        method: op.method,
+        url: op.path,
+        auth: { form: 'raw' },
+        contentType: type,
+        body: utf8(toJson(poisoned)),
+        headers: state.session ? { 'x-session-token': state.session } : undefined,
+      },
+      field: path.join('.'),
+    };
+  });
 }
 
 /** A short, printable account of a request for a failure message. */

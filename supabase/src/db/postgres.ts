@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createDrain } from './drain.ts';
 import { createPgListener } from './pg-listener.ts';
-import type { Db, Queryable, QueryResult, Statement } from './types.ts';
+import { isConnectionError, type Db, type Queryable, type QueryResult, type Statement } from './types.ts';
 
 // int8 as a JS number (ids, counts, credits stay far below 2^53), like PGlite does.
 const types = {
@@ -118,13 +118,78 @@ class Pipeline {
 }
 
 /**
+ * SQLSTATE classes after which a session is not worth keeping: a lost connection (08), an
+ * operator intervention (57P: shutdown, crash, not accepting yet), no resources left (53), a
+ * system or internal error (58, XX).
+ */
+const SESSION_ENDING_STATES = /^(08|57P|53|58|XX)/;
+
+/** What node-postgres keeps about its session, not in its types (8.23: set from each ReadyForQuery). */
+interface PgSessionState {
+  readyForQuery: boolean;
+  _queryable: boolean;
+  _ended: boolean;
+  _txStatus?: string | null;
+  connection: {
+    once(event: string, listener: (msg?: { status?: string }) => void): void;
+    removeListener(event: string, listener: (...args: never[]) => void): void;
+  };
+}
+
+/**
+ * The session's transaction status once its current statement has ended: 'I' idle, 'T' in a
+ * transaction, 'E' in a failed one, undefined when unknown or the connection ended. An error
+ * arrives before its statement's ReadyForQuery (the message carrying that status), so this
+ * may wait for it, one message away.
+ */
+function settledTxStatus(client: pg.PoolClient): Promise<string | undefined> {
+  const c = client as unknown as PgSessionState;
+  if (!c._queryable || c._ended) return Promise.resolve(undefined);
+  if (c.readyForQuery) return Promise.resolve(c._txStatus ?? undefined);
+  return new Promise((resolve) => {
+    const onReady = (msg?: { status?: string }) => done(msg?.status);
+    const onEnd = () => done(undefined);
+    const done = (status: string | undefined) => {
+      c.connection.removeListener('readyForQuery', onReady);
+      c.connection.removeListener('end', onEnd);
+      resolve(status);
+    };
+    c.connection.once('readyForQuery', onReady);
+    c.connection.once('end', onEnd);
+  });
+}
+
+/**
+ * Whether the client can serve the next caller after `error` ended its work: yes when the
+ * server refused a statement (a RAISE, a check, a conflict: the refusals the API answers
+ * 4xx with, by the thousand) and the session is back to idle; no when the connection was
+ * lost, the server ended or is ending the session, or its state is unknown. A refused
+ * request must not cost a new connection (node-postgres's `pool.query` destroys the client
+ * on any error: one new PostgreSQL backend forked per 402).
+ */
+async function isReusableAfter(client: pg.PoolClient, error: unknown, opts: { serverErrorsOnly: boolean }): Promise<boolean> {
+  if (isConnectionError(error)) return false;
+  if (error instanceof pg.DatabaseError) {
+    if (error.severity === 'FATAL' || error.severity === 'PANIC') return false;
+    if (SESSION_ENDING_STATES.test(error.code ?? '')) return false;
+  } else if (opts.serverErrorsOnly) {
+    return false;
+  }
+  return (await settledTxStatus(client)) === 'I';
+}
+
+/**
  * Runs `fn` on a client checked out of `pool`. A checked-out client has no pool handler, so its
  * connection dropping must not crash the process: the error is kept, and a client that broke
  * (or that `fn` marked broken) is destroyed on release instead of handed to the next caller.
+ * When `fn` fails, the client goes back to the pool only if `isReusableAfter` the error
+ * (`serverErrorsOnly`: only after an error the server sent; otherwise after any error once
+ * `fn` restored the session, a transaction's ROLLBACK).
  */
 async function withClient<T>(
   pool: pg.Pool,
   fn: (client: pg.PoolClient, conn: { readonly broken: Error | undefined; markBroken: (error: Error) => void }) => Promise<T>,
+  opts: { serverErrorsOnly: boolean } = { serverErrorsOnly: true },
 ): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
@@ -132,6 +197,7 @@ async function withClient<T>(
     broken = error;
   };
   client.on('error', markBroken);
+  let failed: { error: unknown } | undefined;
   try {
     return await fn(client, {
       get broken() {
@@ -139,7 +205,13 @@ async function withClient<T>(
       },
       markBroken,
     });
+  } catch (error) {
+    failed = { error };
+    throw error;
   } finally {
+    if (failed && !broken && !(await isReusableAfter(client, failed.error, opts))) {
+      broken = failed.error instanceof Error ? failed.error : new Error(String(failed.error));
+    }
     client.removeListener('error', markBroken);
     client.release(broken);
   }
@@ -151,7 +223,8 @@ async function withClient<T>(
  * a transaction whose connection died fails and its client is destroyed rather than reused,
  * and LISTEN reconnects by itself (pg-listener.ts). While the server is away (a restart) each
  * call fails fast with a connection error (`isConnectionError`) and the next one connects
- * again: callers retry with backoff. `close()` first waits for the calls in flight and for
+ * again: callers retry with backoff. A statement the server refuses (a RAISE, a conflict) gives
+ * its client back to the pool: only a broken session is replaced. `close()` first waits for the calls in flight and for
  * those their handlers start right after (a task event handler writing its outbox row), so
  * a graceful stop never ends the pool under them.
  */
@@ -168,25 +241,29 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
   const drain = createDrain();
   const tracked = drain.track;
 
-  const base = wrap(pool);
   let closing: Promise<void> | undefined;
   return {
     kind: 'postgres',
-    query: (sql, params) => tracked(() => base.query(sql, params)),
-    exec: (sql) => tracked(() => base.exec(sql)),
+    // Not pool.query: it destroys the client on any error, a refused statement included.
+    query: (sql, params) => tracked(() => withClient(pool, (client) => wrap(client).query(sql, params))),
+    exec: (sql) => tracked(() => withClient(pool, (client) => wrap(client).exec(sql))),
     transaction: (fn) =>
       tracked(() =>
-        withClient(pool, async (client, conn) => {
-          try {
-            await client.query('begin');
-            const out = await fn(wrap(client));
-            await client.query('commit');
-            return out;
-          } catch (e) {
-            if (!conn.broken) await client.query('rollback').catch(conn.markBroken);
-            throw e;
-          }
-        }),
+        withClient(
+          pool,
+          async (client, conn) => {
+            try {
+              await client.query('begin');
+              const out = await fn(wrap(client));
+              await client.query('commit');
+              return out;
+            } catch (e) {
+              if (!conn.broken) await client.query('rollback').catch(conn.markBroken);
+              throw e;
+            }
+          },
+          { serverErrorsOnly: false },
+        ),
       ),
     pipeline: (statements) =>
       tracked(() =>
