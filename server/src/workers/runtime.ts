@@ -21,7 +21,9 @@
  * WORKER_SHUTDOWN_GRACE_MS (on SIGTERM, how long running jobs may finish before they are handed
  * back, default 20000 in a worker process, 0 in embedded mode); see docs/operations/scaling.md.
  * QUEUE_FAIRNESS and QUEUE_MAX_RUNNING_PER_ACCOUNT (how workers share a queue between accounts)
- * are read by the worker itself: see queue-fairness.ts.
+ * are read by the worker itself: see queue-fairness.ts; so are JOB_TIME_LIMIT_SECONDS and
+ * JOB_TIME_LIMIT_SECONDS_<ENGINE> (how long one job may run before it is stopped, failed and
+ * refunded; built-in limits per engine): see time-limits.ts.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -10,11 +10,16 @@
  * get `shutdownGraceMs` to finish, the rest go back to their place in the queue. A database
  * that goes away (a restart) is waited out: claims and heartbeats retry on the next round,
  * a settlement is retried until the database is back. Each registers the queues it serves
- * while it runs (the stuck-task sweep fails jobs of a queue nobody serves).
+ * while it runs (the stuck-task sweep fails jobs of a queue nobody serves). Each job has a
+ * time limit per engine (time-limits.ts): past it the job's AbortSignal fires, its slot is
+ * freed, and the task fails with a clear message and is refunded once; whatever the engine
+ * answers later is dropped (the job row is no longer active, so it is neither renewed by the
+ * heartbeat nor settled again).
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { type Db, isConnectionError, retryOnConnectionLoss } from '@aim/supabase/db';
+import { abortedError } from '../engines/define-engine.ts';
 import { type EngineProgress, EngineError, GENERIC_ENGINE_FAILURE, isEngineError } from '../engines/engine.ts';
 import { consoleLogger, type Logger } from '../logger.ts';
 import { observeJob } from '../observability/job-log.ts';
@@ -31,6 +36,7 @@ import { buildEngineJob } from './jobs/index.ts';
 import { createJobInputs } from './jobs/job-inputs.ts';
 import { type QueueFairness, queueFairnessFromEnv } from './queue-fairness.ts';
 import { createResultStore } from './store-result.ts';
+import { TimeLimitExceeded, timeLimitMessage, timeLimitsFromEnv } from './time-limits.ts';
 import { errorText, TransientError } from './worker-errors.ts';
 
 /** Why a job was aborted: its lease is no longer this worker's. */
@@ -58,6 +64,12 @@ export interface TaskWorkerOptions {
   concurrency?: Readonly<Record<string, number>>;
   /** Jobs of one engine running at once across all workers (an upstream's rate limit), by engine name; none when absent. */
   clusterLimits?: Readonly<Record<string, number>>;
+  /**
+   * How long one job (one attempt, from its claim) of an engine may run before it is stopped
+   * and its task failed and refunded, in milliseconds by engine name. Default:
+   * JOB_TIME_LIMIT_SECONDS[_<ENGINE>], else each engine's built-in limit (time-limits.ts).
+   */
+  timeLimits?: Readonly<Record<string, number>>;
   /** A claim expires this long after the last heartbeat. Default 10 s. */
   leaseMs?: number;
   /** Heartbeat period. Default a third of the lease. */
@@ -98,6 +110,8 @@ export interface TaskWorker {
 
 const DEFAULT_CONCURRENCY = 2;
 const DEFAULT_LEASE_MS = 10_000;
+/** setTimeout's longest delay (about 24.8 days); a longer time limit waits this long. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   const { db, media, engines } = options;
@@ -122,6 +136,8 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   const { storeResult } = createResultStore({ media, tasks, maxMediaBytes, fetch: doFetch });
   const limitOf = (engine: string) => options.concurrency?.[engine] ?? DEFAULT_CONCURRENCY;
   const clusterLimitOf = (engine: string) => options.clusterLimits?.[engine] ?? null;
+  const timeLimits = options.timeLimits ?? timeLimitsFromEnv(engines.names);
+  const timeLimitOf = (engine: string) => timeLimits[engine] ?? timeLimitsFromEnv([engine])[engine];
 
   const running = new Map<string, { engine: string; job: JobRow; controller: AbortController; done: Promise<void> }>();
   let stopping = false;
@@ -134,6 +150,8 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   let registration: NodeJS.Timeout | undefined;
   let registering: Promise<void> = Promise.resolve();
   let unlisten: (() => Promise<void>) | undefined;
+  /** Jobs stopped at their time limit whose failure could not be written yet (the database was away): tried again on each heartbeat. */
+  const overdue = new Map<string, JobRow>();
 
   const emit = (row: TaskRow | undefined, kind: TaskEventKind) => {
     if (row) events.emit(toTaskView(row), kind, { userId: row.user_id, email: row.email });
@@ -172,12 +190,45 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     const entry = { engine: job.queue, job, controller, done: Promise.resolve() };
     running.set(job.task_id, entry);
     // observability/job-log.ts: claimed/finished lines, the job's log context, job metrics
-    entry.done = observeJob({ db, log, events }, job, () => runJob(job, controller))
+    entry.done = observeJob({ db, log, events }, job, () => withinTimeLimit(job, controller))
       .catch((error) => log.error('task job crashed', { task_id: job.task_id, error: errorText(error) }))
       .finally(() => {
-        running.delete(job.task_id);
+        if (running.get(job.task_id) === entry) running.delete(job.task_id);
         void tick();
       });
+  }
+
+  /**
+   * Runs the job, or stops it at its engine's time limit: the signal aborts (the engine stops,
+   * a worker thread running it is terminated) and the task fails and is refunded at once, even
+   * if the engine never answers; the run's own end is then ignored (runJob, fenced writes).
+   */
+  function withinTimeLimit(job: JobRow, controller: AbortController): Promise<void> {
+    const limitMs = timeLimitOf(job.queue);
+    let timer: NodeJS.Timeout | undefined;
+    const overTime = new Promise<void>((resolve, reject) => {
+      timer = setTimeout(
+        () => {
+          if (controller.signal.aborted) return; // already ending (lease lost, worker stopping)
+          controller.abort(new TimeLimitExceeded(limitMs));
+          failOverTime(job, limitMs).then(resolve, reject);
+        },
+        Math.min(limitMs, MAX_TIMER_MS),
+      );
+    });
+    const run = runJob(job, controller);
+    return Promise.race([run, overTime]).finally(() => clearTimeout(timer));
+  }
+
+  async function failOverTime(job: JobRow, limitMs: number): Promise<void> {
+    log.info('task stopped: time limit', { task_id: job.task_id, engine: job.queue, limit_ms: limitMs });
+    try {
+      await fail(job, { message: timeLimitMessage(limitMs), code: 'time_limit' }, `stopped after the time limit of ${limitMs} ms`);
+    } catch (error) {
+      // the database is away: keep trying on each heartbeat (its lease is renewed meanwhile only because nothing can be written)
+      log.error('task time-limit failure not written, retrying', { task_id: job.task_id, error: errorText(error) });
+      overdue.set(job.task_id, job);
+    }
   }
 
   // ---- one job ---------------------------------------------------------------------------
@@ -199,6 +250,10 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       if (running.get(entry.job.task_id) !== entry || held.has(entry.job.lease_token) || entry.controller.signal.aborted) continue;
       entry.controller.abort(new LeaseLost());
     }
+    for (const job of [...overdue.values()]) {
+      overdue.delete(job.task_id);
+      await failOverTime(job, timeLimitOf(job.queue));
+    }
   }
 
   async function runJob(job: JobRow, controller: AbortController): Promise<void> {
@@ -215,6 +270,8 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       let status = 'processing';
       emit(await tasks.recordProgress(task.id, 0, status), 'progress');
       const onProgress = (progress: EngineProgress) => {
+        // an engine that ignores its signal may go on reporting after a stop: not shown
+        if (controller.signal.aborted) return;
         if (progress.status) status = progress.status;
         const next = status;
         writes = writes
@@ -226,6 +283,8 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       };
 
       const result = await engine.run(await buildEngineJob(inputs, task, job, controller.signal), onProgress, controller.signal);
+      // a result that arrives after a stop (the time limit, a lost lease) is not stored
+      if (controller.signal.aborted) throw abortedError(controller.signal);
       await writes;
       const success = await storeResult(task, result, (row) => emit(row, 'progress'));
       let row: TaskRow | undefined;
@@ -242,6 +301,9 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       await writes;
       if (controller.signal.reason instanceof LeaseLost) {
         log.info('task abandoned: lease lost', { task_id: job.task_id, worker: workerId });
+      } else if (controller.signal.reason instanceof TimeLimitExceeded) {
+        // failed and refunded by withinTimeLimit; this run's own end changes nothing
+        log.info('task run ended after its time limit', { task_id: job.task_id, error: errorText(error) });
       } else if (stopping && controller.signal.aborted) {
         await untilReachable(() => queue.release(job));
         emit(await tasks.recordProgress(job.task_id, 0, 'queued'), 'progress');
@@ -342,6 +404,13 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       await all;
       if (heartbeat) clearInterval(heartbeat);
       await beating;
+      // time-limit failures the database refused so far: one last try (else the lease expires and the job runs again)
+      for (const job of [...overdue.values()]) {
+        overdue.delete(job.task_id);
+        await fail(job, { message: timeLimitMessage(timeLimitOf(job.queue)), code: 'time_limit' }, 'stopped after the time limit').catch((error) =>
+          log.error('task time-limit failure not written', { task_id: job.task_id, error: errorText(error) }),
+        );
+      }
       // after a renewal in flight, which would otherwise bring the row back
       await registering;
       if (started) await queue.unregister().catch((error) => log.error('task worker unregistration failed', { worker: workerId, error: errorText(error) }));

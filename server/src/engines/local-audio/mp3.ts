@@ -2,7 +2,8 @@
  * @module MP3 in and out. Encoding: LAME's algorithm in pure JavaScript
  * (`@breezystack/lamejs`, the maintained ES-module build of lamejs), 128 kbit/s CBR, on its
  * own worker thread (mp3-worker.mjs: one per process, started on first use, holding the
- * process open only while a song is in flight), so the engine's largest cost never runs on the
+ * process open only while a song is in flight; an aborted song terminates it and the next song
+ * starts a new one), so the engine's largest cost never runs on the
  * event loop of the process that hosts it (in embedded mode the API). The file starts with a Xing "Info" frame carrying a LAME tag
  * (encoder delay and padding, frame and byte counts), as LAME itself writes, so players trim
  * the codec's delay and know the exact length (gapless). Decoding: mpg123 compiled to
@@ -81,6 +82,8 @@ type WorkerMessage =
   | { type: 'error'; id: number; message: string };
 
 interface Pending {
+  /** The thread encoding it. */
+  worker: Worker;
   onProgress?: (fraction: number) => void;
   resolve(data: Buffer): void;
   reject(error: Error): void;
@@ -102,8 +105,12 @@ function startWorker(): Worker {
   });
   const fail = (error: Error) => {
     if (worker === started) worker = undefined;
-    for (const job of pending.values()) job.reject(error);
-    pending.clear();
+    // only this thread's songs: a new thread may already encode others
+    for (const [id, job] of [...pending.entries()]) {
+      if (job.worker !== started) continue;
+      pending.delete(id);
+      job.reject(error);
+    }
   };
   started.on('error', fail);
   started.on('exit', (code) => fail(new Error(`the MP3 encoder thread exited (code ${code})`)));
@@ -112,8 +119,9 @@ function startWorker(): Worker {
 }
 
 function settle(id: number): void {
+  const job = pending.get(id);
   pending.delete(id);
-  if (pending.size === 0) worker?.unref();
+  if (job && ![...pending.values()].some((p) => p.worker === job.worker)) job.worker.unref();
 }
 
 /** The MPEG frames of 16-bit samples, encoded on the encoder thread. */
@@ -125,11 +133,16 @@ function encodeFrames(channels: Int16Array[], sampleRate: number, options: { sig
   return new Promise<Buffer>((resolve, reject) => {
     const onAbort = () => {
       settle(id);
+      // the thread may be stuck in this song (its job ran past its time limit): stop it; the
+      // next song starts a new one (songs still queued on it fail with it)
+      if (worker === target) worker = undefined;
+      void target.terminate();
       reject(options.signal?.reason ?? new Error('aborted'));
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => options.signal?.removeEventListener('abort', onAbort);
     pending.set(id, {
+      worker: target,
       onProgress: options.onProgress,
       resolve: (data) => {
         done();

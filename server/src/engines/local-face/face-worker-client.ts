@@ -3,7 +3,9 @@
  * started on first use, fed one request at a time (WASM runs on one core; the models load
  * once, in the worker). The worker holds the process open only while a request is in flight,
  * so an idle engine never keeps tests or a stopping server alive. A crashed worker fails its
- * request and the next request starts a new one.
+ * request and the next request starts a new one. A request whose signal aborts while it runs
+ * (its job ran past its time limit, say, with the worker stuck in it) terminates the worker:
+ * the request fails at once and the next one starts a new worker.
  */
 import { Worker } from 'node:worker_threads';
 import type { FaceWorkerRequest, FaceWorkerResponse, SwapStage } from './protocol.ts';
@@ -53,27 +55,55 @@ function startWorker(): Worker {
   return started;
 }
 
-function send(request: FaceWorkerRequest, onStage: (stage: SwapStage) => void): Promise<FinalResponse> {
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+function send(request: FaceWorkerRequest, onStage: (stage: SwapStage) => void, signal?: AbortSignal): Promise<FinalResponse> {
   worker ??= startWorker();
   const target = worker;
   return new Promise<FinalResponse>((resolve, reject) => {
-    inFlight = { id: request.id, worker: target, handlers: { resolve, reject, onStage } };
+    const onAbort = () => {
+      if (inFlight?.worker !== target || inFlight.id !== request.id) return;
+      // the worker is busy with this request and may never answer: stop it, start afresh next time
+      inFlight = undefined;
+      if (worker === target) worker = undefined;
+      void target.terminate();
+      reject(abortReason(signal as AbortSignal));
+    };
+    const settled = () => signal?.removeEventListener('abort', onAbort);
+    inFlight = {
+      id: request.id,
+      worker: target,
+      handlers: {
+        resolve: (response) => {
+          settled();
+          resolve(response);
+        },
+        reject: (error) => {
+          settled();
+          reject(error);
+        },
+        onStage,
+      },
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     target.ref(); // keep the process alive until the answer arrives
     target.postMessage(request);
   });
 }
 
 /**
- * Queues a request for the face worker; resolves with its answer. `signal` only drops a
- * request that has not started yet: a started one runs to its end (the engine's caller has
- * already given up on it by then).
+ * Queues a request for the face worker; resolves with its answer. `signal` drops a request
+ * that has not started yet, and stops one that has: the worker thread is terminated (a new
+ * one serves the next request).
  */
 export function requestFaceWork(request: NewRequest, onStage: (stage: SwapStage) => void, signal?: AbortSignal): Promise<FinalResponse> {
   lastId += 1;
   const withId: FaceWorkerRequest = { ...request, id: lastId };
   const run = queue.then(() => {
-    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-    return send(withId, onStage);
+    if (signal?.aborted) throw abortReason(signal);
+    return send(withId, onStage, signal);
   });
   queue = run.catch(() => {});
   return run;

@@ -4,7 +4,8 @@
  * while an encode is in flight. Frames go over one at a time with at most a few in flight, so
  * a slow encoder never piles up hundreds of raw frames in memory; libvips renders the next
  * frame on its own threads meanwhile. A crashed worker fails the encodes it held; the next
- * encode starts a new one.
+ * encode starts a new one. An encode whose `signal` aborts (its job was stopped, perhaps
+ * with the thread stuck in it) terminates the thread the same way.
  */
 import { Worker } from 'node:worker_threads';
 
@@ -32,6 +33,10 @@ export interface FrameEncoder {
 type WorkerMessage = { type: 'ack'; id: number } | { type: 'done'; id: number; data: ArrayBuffer } | { type: 'error'; id: number; message: string };
 
 interface Session {
+  /** The thread this encode runs on. */
+  worker: Worker;
+  /** Called once the encode ended, however. */
+  cleanup(): void;
   onAck(): void;
   onDone(data: Buffer): void;
   onError(error: Error): void;
@@ -55,8 +60,8 @@ function startWorker(): Worker {
   });
   const fail = (error: Error) => {
     if (worker === started) worker = undefined;
-    for (const session of sessions.values()) session.onError(error);
-    sessions.clear();
+    // only this thread's encodes: a new thread may already serve others
+    for (const session of [...sessions.values()]) if (session.worker === started) session.onError(error);
   };
   started.on('error', fail);
   started.on('exit', (code) => fail(new Error(`the video encoder thread exited (code ${code})`)));
@@ -65,21 +70,32 @@ function startWorker(): Worker {
 }
 
 function release(id: number): void {
+  const session = sessions.get(id);
   sessions.delete(id);
-  if (sessions.size === 0) worker?.unref();
+  session?.cleanup();
+  if (session && ![...sessions.values()].some((s) => s.worker === session.worker)) session.worker.unref();
 }
 
-export function openEncoder(settings: EncoderSettings): FrameEncoder {
+export function openEncoder(settings: EncoderSettings, signal?: AbortSignal): FrameEncoder {
   worker ??= startWorker();
   const target = worker;
   lastId += 1;
   const id = lastId;
+  const onAbort = () => {
+    if (!sessions.has(id)) return;
+    // fails every encode the thread holds (its 'exit'); the next encode starts a new thread
+    if (worker === target) worker = undefined;
+    void target.terminate();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
   let inFlight = 0;
   let failure: Error | undefined;
   let waiting: { resolve(): void; reject(error: Error): void } | undefined;
   let finishing: { resolve(data: Buffer): void; reject(error: Error): void } | undefined;
 
   sessions.set(id, {
+    worker: target,
+    cleanup: () => signal?.removeEventListener('abort', onAbort),
     onAck() {
       inFlight -= 1;
       const waiter = waiting;

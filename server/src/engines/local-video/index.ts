@@ -106,7 +106,7 @@ export function createLocalVideoEngine(options: LocalVideoEngineOptions = {}): E
   /** Encodes a plan (after its parent's frames, when it has one) into a fast-start MP4 and its poster. */
   async function encodePlan(plan: VideoPlan, label: Caption, onFrame: () => void, signal: AbortSignal): Promise<Made> {
     const { frame } = plan;
-    const encoder = openEncoder({ ...frame, fps: plan.fps, qp, speed, gop: plan.fps });
+    const encoder = openEncoder({ ...frame, fps: plan.fps, qp, speed, gop: plan.fps }, signal);
     let first: Buffer | undefined;
     try {
       for (const shot of plan.shots) {
