@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { MAX_SNIPPET_CHARS } from '../webhooks/send-webhook.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../webhooks/retry-schedule.ts';
 import { SIGNING_SECRET_OVERLAP_MS } from '../webhooks/signing-secret.ts';
-import { DEFAULT_TIMEOUT_MS } from '../webhooks/webhook-service.ts';
+import { TEST_EVENT_LIMITS } from '../webhooks/console.ts';
+import { DEFAULT_BREAKER, DEFAULT_TIMEOUT_MS } from '../webhooks/webhook-service.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 const code = (s: string) => `<code>${escapeHtml(s)}</code>`;
@@ -152,5 +153,9 @@ ${samples}
 <p>A delivery succeeds when your endpoint answers any <strong>2xx</strong> status within ${duration(DEFAULT_TIMEOUT_MS)}. Anything else is a failed attempt: another status (redirects are not followed), no answer in time, or a connection error. Answer quickly and do slow work afterwards. Each attempt is recorded with its status code, latency and the first ${MAX_SNIPPET_CHARS} characters of your answer.</p>
 ${table('Retry schedule (each delay ±20 % jitter)', ['Attempt', 'When'], [row('1', 'At once'), schedule])}
 <p>After ${MAX_ATTEMPTS} failed attempts (about ${Math.round(RETRY_DELAYS_MS.reduce((a, b) => a + b, 0) / 3_600_000)} hours) the delivery is <code>failed</code>; Resend on the API Keys screen (or <code>POST /auth/webhook-deliveries/{id}/resend</code>) sends it again with the same <code>webhook-id</code>. A URL that points at a private, loopback or link-local address is <code>refused</code> and not retried.</p>
+
+<h3 id="webhooks-paused">Paused URLs (circuit breaker) and fairness</h3>
+<p>After ${DEFAULT_BREAKER.threshold} failed attempts in a row to one of your URLs (timeouts, connection errors, non-2xx answers), we pause deliveries to that URL for ${duration(DEFAULT_BREAKER.cooldownMs)}; each further pause in a row doubles it, up to ${duration(DEFAULT_BREAKER.maxCooldownMs)}. Its pending deliveries wait meanwhile: they are not failed and no attempt is counted. After the pause its deliveries are tried again: a success closes the breaker, a failure pauses it again at once. The API Keys screen shows a paused URL with why and until when, and its <strong>Resume</strong> button (or ${code('POST /auth/webhook-endpoint/resume')} with ${code('{"url": "…"}')}; ${code('GET /auth/webhook-endpoints/paused')} lists them) sends the waiting deliveries at once. Each delivery is sent on its own and an account has at most a few deliveries in flight at once, so a slow or silent endpoint delays only its own account’s deliveries, never another account’s.</p>
+<p><strong>Test events</strong> are limited to ${TEST_EVENT_LIMITS.perMinute} a minute per account, with at most ${TEST_EVENT_LIMITS.pending} waiting to be delivered at once; beyond that ${code('POST /auth/webhook-test')} answers 429 ${code('too_many_requests')}.</p>
 </section>`;
 }

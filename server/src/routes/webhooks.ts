@@ -1,8 +1,9 @@
 /**
  * @module The webhook console's calls (API Keys screen): the account signing secret (read,
  * rotate), which needs the dashboard session, and the recent deliveries with their attempts,
- * Resend and Send test event, API-key authenticated like the other account calls. Everything
- * is the caller's own (webhooks/console.ts).
+ * Resend, Send test event (limited per account) and Resume of an endpoint the circuit breaker
+ * paused, API-key authenticated like the other account calls. Everything is the caller's own
+ * (webhooks/console.ts).
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
@@ -11,7 +12,16 @@ import { sessionAuth } from '../middleware/session-auth/index.ts';
 import { apiKeySecurity, authedErrorResponses, dashboardErrorResponses, dashboardSecurity, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { DELIVERY_STATUSES } from '../webhooks/delivery-repository.ts';
-import { listRecentDeliveries, readSigningSecret, resendDelivery, rotateSigningSecret, sendTestEvent } from '../webhooks/console.ts';
+import {
+  listPausedEndpoints,
+  listRecentDeliveries,
+  readSigningSecret,
+  resendDelivery,
+  resumeEndpoint,
+  rotateSigningSecret,
+  sendTestEvent,
+  TEST_EVENT_LIMITS,
+} from '../webhooks/console.ts';
 
 const EXAMPLE_ID = '0b6f2d1e-5c4a-4e8b-9a7d-3f2c1b0a9e8d';
 const EXAMPLE_TASK = '7d3e1c2b-8a9f-4b6e-a5d4-c3b2a1f0e9d8';
@@ -58,10 +68,22 @@ const Delivery = z.object({
   attempts: z.array(Attempt),
 });
 
+const PausedEndpoint = z.object({
+  url: z.string(),
+  consecutive_failures: z.number().int().openapi({ description: 'Failed attempts in a row (timeouts, connection errors, non-2xx) that paused it.' }),
+  paused_until: z.string().openapi({ description: 'When its deliveries resume on their own; `POST /auth/webhook-endpoint/resume` does it now.' }),
+  last_error: z.string().nullable(),
+  reason: z.string().openapi({ description: 'For people, e.g. "Paused after 5 failures in a row; resumes at …".' }),
+});
+
 const DeliveriesResponse = z
   .object({
     deliveries: z.array(Delivery),
     next_before: z.string().nullable().openapi({ description: 'Pass as `before` for the next (older) page; null on the last page.' }),
+    paused_endpoints: z.array(PausedEndpoint).openapi({
+      description:
+        'Your webhook URLs paused by the circuit breaker after failing repeatedly: their pending deliveries wait (no attempt is counted) until the pause ends or you resume them.',
+    }),
   })
   .openapi('WebhookDeliveries', {
     example: {
@@ -84,6 +106,7 @@ const DeliveriesResponse = z
         },
       ],
       next_before: null,
+      paused_endpoints: [],
     },
   });
 
@@ -99,7 +122,31 @@ const TestEventResponse = z
   .object({ id: z.string().openapi({ description: 'The new delivery (event webhook.test).' }), url: z.string() })
   .openapi('WebhookTestEvent', { example: { id: EXAMPLE_ID, url: 'https://example.com/hooks/aimedia' } });
 
-const errorOf = (status: 400 | 404 | 409, description: string) => ({
+const PausedEndpointsResponse = z.object({ paused_endpoints: z.array(PausedEndpoint) }).openapi('WebhookPausedEndpoints', {
+  example: {
+    paused_endpoints: [
+      {
+        url: 'https://example.com/hooks/aimedia',
+        consecutive_failures: 5,
+        paused_until: '2026-11-28T06:01:00.000Z',
+        last_error: 'timeout after 10000 ms',
+        reason: 'Paused after 5 failures in a row; resumes at 2026-11-28T06:01:00.000Z',
+      },
+    ],
+  },
+});
+
+const ResumeBody = z
+  .object({
+    url: z.string().max(2048).openapi({ description: 'The paused endpoint (`paused_endpoints[].url`).', example: 'https://example.com/hooks/aimedia' }),
+  })
+  .openapi('WebhookEndpointResumeRequest', { example: { url: 'https://example.com/hooks/aimedia' } });
+
+const ResumeResponse = z
+  .object({ url: z.string(), resumed: z.number().int().openapi({ description: 'Waiting deliveries made due now.' }) })
+  .openapi('WebhookEndpointResume', { example: { url: 'https://example.com/hooks/aimedia', resumed: 3 } });
+
+const errorOf = (status: 400 | 404 | 409 | 429, description: string) => ({
   [status]: {
     description,
     content: { 'application/json': { schema: z.object({ message: z.string(), errors: z.array(z.object({ msg: z.string(), code: z.string() })) }) } },
@@ -182,15 +229,47 @@ export function webhookConsoleRoutes(deps: ApiDeps) {
       method: 'post',
       path: '/auth/webhook-test',
       summary: 'Send a test event',
-      description: 'Sends a `webhook.test` event to your account webhook URL, signed like every delivery.',
+      description: `Sends a \`webhook.test\` event to your account webhook URL, signed like every delivery. At most ${TEST_EVENT_LIMITS.perMinute} a minute and ${TEST_EVENT_LIMITS.pending} waiting to be delivered at once; beyond that the answer is 429 \`too_many_requests\`.`,
       ...authed,
       responses: {
         200: jsonResponse(TestEventResponse, 'Queued: a dispatcher sends it within a second or so.'),
         ...errorOf(400, 'No webhook URL is set.'),
+        ...errorOf(429, `Over the test-event limit (${TEST_EVENT_LIMITS.perMinute} a minute, ${TEST_EVENT_LIMITS.pending} waiting).`),
         ...authedErrorResponses,
       },
     }),
     async (c) => c.json(await sendTestEvent(deps.db, c.var.account.id, new Date()), 200),
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'get',
+      path: '/auth/webhook-endpoints/paused',
+      summary: 'Paused webhook endpoints',
+      description:
+        'Your webhook URLs the circuit breaker paused after failing repeatedly (the same list as `paused_endpoints` of the deliveries): their pending deliveries wait, no attempt counted, until the pause ends or you resume them.',
+      ...reader,
+      responses: { 200: jsonResponse(PausedEndpointsResponse, 'The endpoints paused now (often none).'), ...authedErrorResponses },
+    }),
+    async (c) => c.json(await listPausedEndpoints(deps.db, c.var.account.id, new Date()), 200),
+  );
+
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/auth/webhook-endpoint/resume',
+      summary: 'Resume a paused webhook endpoint',
+      description:
+        'Closes the circuit breaker of one of your webhook URLs (paused after failing repeatedly): its waiting deliveries are sent now, and failures count from zero again.',
+      ...authed,
+      request: { body: { required: true, content: { 'application/json': { schema: ResumeBody } } } },
+      responses: {
+        200: jsonResponse(ResumeResponse, 'Resumed: a dispatcher sends its deliveries within a second or so.'),
+        ...errorOf(404, 'No deliveries of yours went to this URL.'),
+        ...authedErrorResponses,
+      },
+    }),
+    async (c) => c.json(await resumeEndpoint(deps.db, c.var.account.id, c.req.valid('json').url, new Date()), 200),
   );
 
   return router;

@@ -72,6 +72,14 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
+/** An endpoint's circuit breaker (account + url). */
+export interface EndpointRow {
+  url: string;
+  consecutive_failures: number;
+  paused_until: Date | null;
+  last_error: string | null;
+}
+
 export interface SigningSecrets {
   secret: string;
   /** When the current secret was made (first use or the last rotation). */
@@ -144,16 +152,36 @@ export function deliveryRepository(q: Queryable) {
      * next_attempt_at to the end of the lease, so no other dispatcher takes them meanwhile
      * and a crashed one's work comes due again. SKIP LOCKED lets dispatchers claim side by
      * side; only the oldest pending event of each task and url is eligible, so a target
-     * receives one task's events in order.
+     * receives one task's events in order. Fairness: an account never gets more than
+     * `accountLimit` deliveries leased at once (counted cluster-wide: every dispatcher's
+     * unexpired claims), and a paused endpoint's deliveries wait (no attempt counted).
      */
-    async claimDue(opts: { now: Date; leaseUntil: Date; limit: number; token: string }): Promise<ClaimedDelivery[]> {
+    async claimDue(opts: { now: Date; leaseUntil: Date; limit: number; token: string; accountLimit?: number }): Promise<ClaimedDelivery[]> {
       const { rows } = await q.query<ClaimedDelivery>(
-        `with due as (
-           select d.id from public.webhook_deliveries d
+        `with leased as materialized (
+           select l.user_id, count(*) as n from public.webhook_deliveries l
+            where l.status = 'pending' and l.claim_token is not null and l.next_attempt_at > $1
+            group by l.user_id
+         ), candidates as materialized (
+           select d.id, d.user_id,
+                  row_number() over (partition by d.user_id order by d.next_attempt_at, d.seq) as rn
+             from public.webhook_deliveries d
             where d.status = 'pending' and d.next_attempt_at <= $1
-              and not exists (
+              -- a test event has no task, so nothing to wait behind (and no per-row lookup)
+              and (d.task_id is null or not exists (
                 select 1 from public.webhook_deliveries e
-                 where e.task_id = d.task_id and e.url = d.url and e.status = 'pending' and e.seq < d.seq)
+                 where e.task_id = d.task_id and e.url = d.url and e.status = 'pending' and e.seq < d.seq))
+              and not exists (
+                select 1 from public.webhook_endpoints p
+                 where p.user_id = d.user_id and p.url = d.url and p.paused_until > $1)
+         ), picked as materialized (
+           -- each account's oldest due deliveries, as many as its free slots
+           select c.id from candidates c left join leased l on l.user_id = c.user_id
+            where c.rn + coalesce(l.n, 0) <= $5
+         ), due as (
+           select d.id from public.webhook_deliveries d
+            where d.id in (select id from picked)
+              and d.status = 'pending' and d.next_attempt_at <= $1
             order by d.next_attempt_at, d.seq
             limit $2
             for update of d skip locked
@@ -165,9 +193,116 @@ export function deliveryRepository(q: Queryable) {
          returning d.id, d.user_id, d.task_id, d.url, d.event, d.payload, d.attempt_count,
            (select s.secret from public.webhook_delivery_secrets s where s.delivery_id = d.id) as secret,
            (select j.request_id from public.task_jobs j where j.task_id = d.task_id) as request_id`,
-        [opts.now, opts.limit, opts.token, opts.leaseUntil],
+        [opts.now, opts.limit, opts.token, opts.leaseUntil, opts.accountLimit ?? 2_147_483_647],
       );
       return rows;
+    },
+
+    /**
+     * Hands back this claim's newest deliveries of any account now over `accountLimit` leased
+     * deliveries (two dispatchers claiming for one account at the same moment each counted
+     * the other's claims as not yet made): they come due again at once, no attempt counted.
+     * Whichever claim commits last sees both, so the cap holds before anything is sent.
+     */
+    async releaseOverLimit(token: string, now: Date, accountLimit: number): Promise<string[]> {
+      const { rows } = await q.query<{ id: string }>(
+        `with mine as (
+           select m.id, m.user_id, row_number() over (partition by m.user_id order by m.seq desc) as rn
+             from public.webhook_deliveries m
+            where m.claim_token = $1 and m.status = 'pending'
+         ), leased as (
+           select l.user_id, count(*) as n from public.webhook_deliveries l
+            where l.status = 'pending' and l.claim_token is not null and l.next_attempt_at > $2
+              and l.user_id in (select user_id from mine)
+            group by l.user_id
+         ), extra as (
+           select mine.id from mine join leased using (user_id) where mine.rn <= leased.n - $3
+         )
+         update public.webhook_deliveries d
+            set claim_token = null, attempt_count = d.attempt_count - 1, next_attempt_at = $2
+           from extra
+          where d.id = extra.id and d.claim_token = $1
+         returning d.id`,
+        [token, now, accountLimit],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /** A delivered attempt closes the endpoint's breaker. */
+    async endpointSucceeded(userId: string, url: string, now: Date): Promise<void> {
+      await q.query(
+        `update public.webhook_endpoints set consecutive_failures = 0, pauses = 0, paused_until = null, last_error = null, updated_at = $3
+          where user_id = $1 and url = $2 and (consecutive_failures > 0 or paused_until is not null)`,
+        [userId, url, now],
+      );
+    },
+
+    /**
+     * Counts a failed attempt against the endpoint; from the `threshold`-th in a row (and the
+     * endpoint not paused right now) it is paused for base * 2^pauses, at most `maxCooldownMs`.
+     * Answers when the pause ends, if the endpoint is paused now.
+     */
+    async endpointFailed(
+      userId: string,
+      url: string,
+      error: string | null,
+      now: Date,
+      breaker: { threshold: number; cooldownMs: number; maxCooldownMs: number },
+    ): Promise<Date | null> {
+      const { rows } = await q.query<{ paused_until: Date | null }>(
+        `insert into public.webhook_endpoints as e (user_id, url, consecutive_failures, last_error, updated_at)
+         values ($1, $2, 1, $3, $4)
+         on conflict (user_id, url) do update
+           set consecutive_failures = e.consecutive_failures + 1, last_error = excluded.last_error, updated_at = $4,
+               paused_until = case when e.consecutive_failures + 1 >= $5 and (e.paused_until is null or e.paused_until <= $4)
+                 then $4::timestamptz + least($6::float8 * power(2, e.pauses), $7::float8) * interval '1 millisecond'
+                 else e.paused_until end,
+               pauses = case when e.consecutive_failures + 1 >= $5 and (e.paused_until is null or e.paused_until <= $4)
+                 then e.pauses + 1 else e.pauses end
+         returning case when paused_until > $4 then paused_until end as paused_until`,
+        [userId, url, error, now, breaker.threshold, breaker.cooldownMs, breaker.maxCooldownMs],
+      );
+      return rows[0]?.paused_until ?? null;
+    },
+
+    /** The owner's endpoints paused right now. */
+    async listPausedEndpoints(userId: string, now: Date): Promise<EndpointRow[]> {
+      const { rows } = await q.query<EndpointRow>(
+        `select url, consecutive_failures, paused_until, last_error from public.webhook_endpoints
+          where user_id = $1 and paused_until > $2 order by url`,
+        [userId, now],
+      );
+      return rows;
+    },
+
+    /**
+     * Closes the owner's endpoint breaker and makes its waiting deliveries due now (none being
+     * sent is touched). Null when the account has no breaker state for that url.
+     */
+    async resumeEndpoint(userId: string, url: string, now: Date): Promise<number | null> {
+      const { rowCount } = await q.query(
+        `update public.webhook_endpoints set consecutive_failures = 0, pauses = 0, paused_until = null, updated_at = $3
+          where user_id = $1 and url = $2`,
+        [userId, url, now],
+      );
+      if (rowCount === 0) return null;
+      const due = await q.query(
+        `update public.webhook_deliveries set next_attempt_at = least(next_attempt_at, $3), claim_token = null
+          where user_id = $1 and url = $2 and status = 'pending' and (claim_token is null or next_attempt_at <= $3)`,
+        [userId, url, now],
+      );
+      return due.rowCount;
+    },
+
+    /** The account's test events made since `since`, and those still pending. */
+    async testEventCounts(userId: string, since: Date): Promise<{ recent: number; pending: number }> {
+      const { rows } = await q.query<{ recent: number; pending: number }>(
+        `select count(*) filter (where created_at > $2)::int as recent, count(*) filter (where status = 'pending')::int as pending
+           from public.webhook_deliveries
+          where user_id = $1 and event = 'webhook.test' and (created_at > $2 or status = 'pending')`,
+        [userId, since],
+      );
+      return rows[0] ?? { recent: 0, pending: 0 };
     },
 
     async recordAttempt(a: AttemptRecord): Promise<void> {

@@ -3,6 +3,11 @@
  * transaction when given one), a dispatcher (`start`/`stop`, or `dispatchDue` once) sends
  * due deliveries, retries them with backoff until a 2xx, and records every attempt.
  * Any number of dispatchers (API instances, workers) may run against one database.
+ *
+ * Fair across accounts (issue 21): each delivery is sent on its own (a dispatcher keeps up to
+ * `concurrency` sends in flight and claims more as slots free up, so none waits for a slow
+ * neighbour), an account has at most `accountConcurrency` deliveries leased cluster-wide, and
+ * an endpoint (account + url) that keeps failing is paused by a circuit breaker.
  */
 import { randomUUID } from 'node:crypto';
 import { type Db, type Queryable, retryOnConnectionLoss } from '@aim/supabase/db';
@@ -25,6 +30,17 @@ const DEFAULT_USER_AGENT = 'AIM-Webhooks/1.0';
 // A dispatcher slower than that (its database away for longer) loses the claim: the delivery
 // is sent again with the same webhook-id, which receivers use to drop duplicates.
 const LEASE_MARGIN_MS = 15_000;
+/** Sends in flight per dispatcher (WEBHOOK_CONCURRENCY). */
+const DEFAULT_CONCURRENCY = 32;
+/** Deliveries of one account in flight across all dispatchers (WEBHOOK_ACCOUNT_CONCURRENCY). */
+const DEFAULT_ACCOUNT_CONCURRENCY = 4;
+/** Failed attempts in a row that pause an endpoint, and its first and longest cool-down. */
+export const DEFAULT_BREAKER = { threshold: 5, cooldownMs: 60_000, maxCooldownMs: 3_600_000 };
+
+const envInt = (name: string, fallback: number) => {
+  const n = Number(process.env[name]);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+};
 
 export interface WebhookServiceOptions {
   db: Db;
@@ -42,8 +58,14 @@ export interface WebhookServiceOptions {
   random?: () => number;
   timeoutMs?: number;
   pollIntervalMs?: number;
-  /** Deliveries claimed and sent in parallel per round. */
+  /** Sends in flight at once in this dispatcher (default WEBHOOK_CONCURRENCY, else 32). */
+  concurrency?: number;
+  /** @deprecated the old name of `concurrency`. */
   batchSize?: number;
+  /** An account's deliveries in flight across every dispatcher (default WEBHOOK_ACCOUNT_CONCURRENCY, else 4). */
+  accountConcurrency?: number;
+  /** The per-endpoint circuit breaker: failures in a row that pause it, first and longest cool-down. */
+  breaker?: Partial<typeof DEFAULT_BREAKER>;
   userAgent?: string;
 }
 
@@ -62,7 +84,10 @@ export interface WebhookService {
   enqueue(input: DeliveryInput, opts?: { tx?: Queryable }): Promise<string | null>;
   /** Dispatches soon: a delivery was recorded outside `enqueue` (a task settlement) in this process. */
   wake(): void;
-  /** Claims and sends everything due now, until nothing is due; returns how many were sent. */
+  /**
+   * Claims and sends everything due now, until nothing is due and nothing is in flight;
+   * returns how many were sent. Up to `concurrency` sends run at once, each on its own.
+   */
   dispatchDue(): Promise<number>;
   /** Starts polling for due deliveries every pollIntervalMs (and soon after each enqueue). */
   start(): void;
@@ -81,13 +106,19 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
   const clock = opts.now ?? (() => new Date());
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const pollIntervalMs = opts.pollIntervalMs ?? 1000;
-  const batchSize = opts.batchSize ?? 10;
+  const concurrency = opts.concurrency ?? opts.batchSize ?? envInt('WEBHOOK_CONCURRENCY', DEFAULT_CONCURRENCY);
+  const accountConcurrency = opts.accountConcurrency ?? envInt('WEBHOOK_ACCOUNT_CONCURRENCY', DEFAULT_ACCOUNT_CONCURRENCY);
+  const breaker = { ...DEFAULT_BREAKER, ...opts.breaker };
   const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
   const resolveHost = opts.resolveHost ?? resolveWithDns;
 
   let started = false;
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> | undefined;
+  // resolves the wait of a round in progress: something new may be due
+  let nudge: (() => void) | undefined;
+  // wake() came while no round was waiting: claim again before waiting
+  let woken = false;
 
   async function enqueue(input: DeliveryInput, o: { tx?: Queryable } = {}) {
     const id = o.tx ? await recordDelivery(o.tx, input, clock()) : await db.transaction((tx) => recordDelivery(tx, input, clock()));
@@ -147,7 +178,13 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
           error: clip(result.error),
           at: finishedAt,
         });
-        await repo.finishClaim(d.id, token, outcome);
+        if (await repo.finishClaim(d.id, token, outcome)) {
+          if (result.outcome === 'delivered') await repo.endpointSucceeded(d.user_id, d.url, finishedAt);
+          else if (result.outcome === 'retry') {
+            const pausedUntil = await repo.endpointFailed(d.user_id, d.url, clip(result.error), finishedAt, breaker);
+            if (pausedUntil) log.info('webhook endpoint paused', { delivery_id: d.id, user_id: d.user_id, paused_until: new Date(pausedUntil).toISOString() });
+          }
+        }
       }),
     );
     // No URL in the log: customers put tokens in query strings.
@@ -165,25 +202,68 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
     });
   }
 
-  async function dispatchDue(): Promise<number> {
-    let sent = 0;
-    for (;;) {
-      const now = clock();
-      const token = randomUUID();
-      const claimed = await deliveryRepository(db).claimDue({
-        now,
-        leaseUntil: new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS),
-        limit: batchSize,
-        token,
-      });
-      if (claimed.length === 0) return sent;
-      const results = await Promise.allSettled(claimed.map((d) => deliver(d, token)));
-      for (const [i, r] of results.entries()) {
-        // The claim's lease runs out and the delivery comes due again.
-        if (r.status === 'rejected') log.error('webhook delivery error', { delivery_id: claimed[i].id, error: String(r.reason) });
-      }
-      sent += claimed.length;
+  async function claim(limit: number): Promise<{ claimed: ClaimedDelivery[]; token: string }> {
+    const now = clock();
+    const token = randomUUID();
+    const repo = deliveryRepository(db);
+    let claimed = await repo.claimDue({
+      now,
+      leaseUntil: new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS),
+      limit,
+      token,
+      accountLimit: accountConcurrency,
+    });
+    if (claimed.length > 0) {
+      const released = new Set(await repo.releaseOverLimit(token, now, accountConcurrency));
+      if (released.size > 0) claimed = claimed.filter((d) => !released.has(d.id));
     }
+    return { claimed, token };
+  }
+
+  /** Sends due deliveries, each on its own, keeping up to `concurrency` in flight while `more()`. */
+  async function pump(more: () => boolean): Promise<number> {
+    let sent = 0;
+    const inFlight = new Set<Promise<void>>();
+    let dry = false; // the last claim found nothing more to take
+    for (;;) {
+      if (more() && !dry && inFlight.size < concurrency) {
+        woken = false; // this claim sees everything recorded so far
+        const { claimed, token } = await claim(concurrency - inFlight.size);
+        if (claimed.length === 0) dry = true;
+        for (const d of claimed) {
+          const p: Promise<void> = deliver(d, token)
+            // The claim's lease runs out and the delivery comes due again.
+            .catch((err: unknown) => log.error('webhook delivery error', { delivery_id: d.id, error: String(err) }))
+            .finally(() => inFlight.delete(p));
+          inFlight.add(p);
+        }
+        sent += claimed.length;
+        continue;
+      }
+      if (inFlight.size === 0) return sent;
+      if (woken && more() && inFlight.size < concurrency) {
+        dry = false;
+        continue;
+      }
+      // A send finished (the task's next event, or the account's next, may be claimable), an
+      // enqueue woke us, or a poll interval passed (another process's deliveries came due).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        ...inFlight,
+        new Promise<void>((r) => {
+          nudge = r;
+          timer = setTimeout(r, pollIntervalMs);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+      nudge = undefined;
+      dry = false;
+    }
+  }
+
+  function dispatchDue(): Promise<number> {
+    return pump(() => true);
   }
 
   function schedule(delayMs: number) {
@@ -195,19 +275,22 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
 
   function tick() {
     timer = undefined;
-    round = dispatchDue()
+    round = pump(() => started)
       .then(
         () => undefined,
         (err: unknown) => log.error('webhook dispatch error', { error: String(err) }),
       )
       .finally(() => {
         round = undefined;
-        if (started) schedule(pollIntervalMs);
+        if (started) schedule(woken ? 0 : pollIntervalMs);
       });
   }
 
   function wake() {
-    if (started && !round) schedule(0);
+    if (!started) return;
+    woken = true;
+    if (round) nudge?.();
+    else schedule(0);
   }
 
   return {
@@ -221,6 +304,7 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
     },
     async stop() {
       started = false;
+      nudge?.();
       clearTimeout(timer);
       timer = undefined;
       await round;

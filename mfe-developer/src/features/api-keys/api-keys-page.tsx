@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useSearchParams } from '@aim/shared-kit/router';
 import { EmptyState, Heading, SimpleGrid, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import type { ApiKeysGateway } from './gateway.ts';
@@ -92,6 +92,7 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
     (filter: Parameters<typeof gateway.listDeliveries>[0], signal: AbortSignal) => gateway.listDeliveries(filter, signal),
     [gateway],
   );
+  const listPaused = useMemo(() => (gateway.listPausedEndpoints ? (signal: AbortSignal) => gateway.listPausedEndpoints!(signal) : undefined), [gateway]);
 
   return (
     <Stack gap="6" maxW="5xl" w="full" data-testid="screen-api-keys">
@@ -195,6 +196,8 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
             hasWebhookUrl={webhookUrl !== null}
             resend={(id) => attempt(() => gateway.resendDelivery(id), WEBHOOK_TEXTS.resent, WEBHOOK_TEXTS.resendFailed)}
             sendTest={() => attempt(() => gateway.sendTestEvent(), WEBHOOK_TEXTS.testSent, WEBHOOK_TEXTS.testFailed)}
+            listPaused={listPaused}
+            resume={(url) => attempt(() => gateway.resumeEndpoint!(url), WEBHOOK_TEXTS.resumed, WEBHOOK_TEXTS.resumeFailed)}
           />
           <SampleCodeCard
             apiKey={apiKey}

@@ -5,7 +5,7 @@ import { useApiClient, type ApiClient } from '@aim/shared-kit/api';
 import { refreshUserRow } from '@aim/shared-kit/session';
 import { webhookRequestBody } from './key-rules.ts';
 import type { CreatedNamedKey, NamedKey, NewNamedKey } from './named-keys.ts';
-import { deliveriesPath, type Delivery, type SigningSecret, type StatusFilter } from './webhook-rules.ts';
+import { deliveriesPath, type Delivery, type PausedEndpoint, type SigningSecret, type StatusFilter } from './webhook-rules.ts';
 
 export type ApiKeysGateway = {
   /** POST /auth/revokeAndCreateNewAPIKey: answers the new key; the old one is refused from now on. */
@@ -21,8 +21,12 @@ export type ApiKeysGateway = {
   listDeliveries(filter: StatusFilter, signal?: AbortSignal): Promise<Delivery[]>;
   /** POST /auth/webhook-deliveries/{id}/resend. */
   resendDelivery(id: string): Promise<void>;
-  /** POST /auth/webhook-test: a webhook.test event to the account webhook URL. */
+  /** POST /auth/webhook-test: a webhook.test event to the account webhook URL (429 beyond the limit). */
   sendTestEvent(): Promise<void>;
+  /** GET /auth/webhook-endpoints/paused: the URLs the circuit breaker paused (optional in fakes). */
+  listPausedEndpoints?(signal?: AbortSignal): Promise<PausedEndpoint[]>;
+  /** POST /auth/webhook-endpoint/resume: closes the breaker; the URL's waiting deliveries go now. */
+  resumeEndpoint?(url: string): Promise<void>;
   /** GET /auth/api-keys: the named keys, newest first (never the keys themselves). */
   listNamedKeys(signal?: AbortSignal): Promise<NamedKey[]>;
   /** POST /auth/api-keys: answers the new key with the key itself, the only time it is shown. */
@@ -56,6 +60,12 @@ function createApiKeysGateway(api: ApiClient, afterChange: () => Promise<void>):
     },
     async sendTestEvent() {
       await api.post('/auth/webhook-test', undefined, quiet);
+    },
+    async listPausedEndpoints(signal) {
+      return (await api.get<{ paused_endpoints: PausedEndpoint[] }>('/auth/webhook-endpoints/paused', { ...quiet, signal })).paused_endpoints;
+    },
+    async resumeEndpoint(url) {
+      await api.post('/auth/webhook-endpoint/resume', { url }, quiet);
     },
     async listNamedKeys(signal) {
       return (await api.get<{ keys: NamedKey[] }>('/auth/api-keys', { ...quiet, signal })).keys;

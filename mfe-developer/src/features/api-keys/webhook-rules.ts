@@ -40,6 +40,23 @@ export type Delivery = {
   attempts: DeliveryAttempt[];
 };
 
+/**
+ * GET /auth/webhook-endpoints/paused: a webhook URL the circuit breaker paused after failing
+ * repeatedly; its pending deliveries wait (no attempt counted) until `paused_until` or Resume.
+ */
+export type PausedEndpoint = {
+  url: string;
+  consecutive_failures: number;
+  paused_until: string;
+  last_error: string | null;
+  reason: string;
+};
+
+/** "Paused after 5 failures in a row; resumes at 2026-11-28 06:01:00 UTC." */
+export function describePause(e: PausedEndpoint): string {
+  return `Paused after ${e.consecutive_failures} failures in a row; resumes at ${formatUtc(e.paused_until)}.`;
+}
+
 export const WEBHOOK_TEXTS = {
   secretCopied: 'Signing secret copied to clipboard',
   secretRotated: 'New signing secret generated',
@@ -53,6 +70,8 @@ export const WEBHOOK_TEXTS = {
   resendFailed: 'Failed to resend delivery',
   testSent: 'Test event queued',
   testFailed: 'Failed to send test event',
+  resumed: 'Deliveries to this URL resumed',
+  resumeFailed: 'Failed to resume deliveries',
 } as const;
 
 export const STATUS_COLOR: Record<DeliveryStatus, string> = {

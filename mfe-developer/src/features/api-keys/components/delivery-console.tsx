@@ -1,13 +1,15 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Badge, Box, Button, Card, CloseButton, Code, Dialog, Field, HStack, NativeSelect, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
+import { Alert, Badge, Box, Button, Card, CloseButton, Code, Dialog, Field, HStack, NativeSelect, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
 import {
   DELIVERY_STATUSES,
   describeLastResult,
+  describePause,
   formatLatency,
   formatUtc,
   STATUS_COLOR,
   WEBHOOK_TEXTS,
   type Delivery,
+  type PausedEndpoint,
   type StatusFilter,
 } from '../webhook-rules.ts';
 
@@ -19,24 +21,31 @@ type Props = {
   /** Each answers whether it worked (a failure is reported by the caller). */
   resend: (id: string) => Promise<boolean>;
   sendTest: () => Promise<boolean>;
+  /** The URLs the circuit breaker paused, read with the deliveries (none shown when absent or failing). */
+  listPaused?: (signal: AbortSignal) => Promise<PausedEndpoint[]>;
+  /** Resumes a paused URL now; answers whether it worked. */
+  resume?: (url: string) => Promise<boolean>;
   hasWebhookUrl: boolean;
   pollMs?: number;
 };
 
 type State = { status: 'loading' | 'ready' | 'error'; deliveries: Delivery[]; pollFailed: boolean };
 
+const noPaused = () => Promise.resolve<PausedEndpoint[] | null>([]);
+
 const COLUMNS = ['Event', 'Task', 'Time', 'Attempts', 'Last status', 'Latency', 'Next retry', 'Status', 'Actions'];
 
 /**
  * The recent webhook deliveries with a status filter, each one's payload and attempts (Details),
- * Resend and Send test event. Live: read again every `pollMs` while the page is visible, and at
- * once after an action.
+ * Resend and Send test event, and the URLs the circuit breaker paused (why, until when, Resume).
+ * Live: read again every `pollMs` while the page is visible, and at once after an action.
  */
-export function DeliveryConsole({ list, resend, sendTest, hasWebhookUrl, pollMs = DELIVERY_POLL_MS }: Props) {
+export function DeliveryConsole({ list, resend, sendTest, listPaused, resume, hasWebhookUrl, pollMs = DELIVERY_POLL_MS }: Props) {
   const [filter, setFilter] = useState<StatusFilter>('all');
   const [state, setState] = useState<State>({ status: 'loading', deliveries: [], pollFailed: false });
   const [detailId, setDetailId] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  const [paused, setPaused] = useState<PausedEndpoint[]>([]);
   const inFlight = useRef<AbortController | null>(null);
 
   const load = useCallback(
@@ -45,15 +54,20 @@ export function DeliveryConsole({ list, resend, sendTest, hasWebhookUrl, pollMs 
       const controller = new AbortController();
       inFlight.current = controller;
       if (mode === 'reset') setState({ status: 'loading', deliveries: [], pollFailed: false });
+      // the paused URLs are extra: when they cannot be read the last answer stays
+      const pausedRead = (listPaused ? listPaused(controller.signal) : noPaused()).catch(() => null);
       try {
         const deliveries = await list(filter, controller.signal);
-        if (!controller.signal.aborted) setState({ status: 'ready', deliveries, pollFailed: false });
+        const pausedNow = await pausedRead;
+        if (controller.signal.aborted) return;
+        setState({ status: 'ready', deliveries, pollFailed: false });
+        if (pausedNow) setPaused(pausedNow);
       } catch {
         if (controller.signal.aborted) return;
         setState((prev) => (prev.status === 'ready' ? { ...prev, pollFailed: true } : { status: 'error', deliveries: [], pollFailed: false }));
       }
     },
-    [list, filter],
+    [list, listPaused, filter],
   );
 
   useEffect(() => {
@@ -137,6 +151,34 @@ export function DeliveryConsole({ list, resend, sendTest, hasWebhookUrl, pollMs 
         )}
       </Card.Header>
       <Card.Body gap="3">
+        {paused.length > 0 && (
+          <Stack gap="2" role="region" aria-label="Paused webhook URLs" data-testid="paused-endpoints">
+            {paused.map((e) => (
+              <Alert.Root key={e.url} status="warning" alignItems="center" data-testid="paused-endpoint" data-url={e.url}>
+                <Alert.Indicator />
+                <Alert.Content>
+                  <Alert.Title overflowWrap="anywhere">Deliveries to {e.url} are paused</Alert.Title>
+                  <Alert.Description>
+                    {describePause(e)} Waiting deliveries are kept and sent then, or now with Resume.
+                    {e.last_error ? ` Last error: ${e.last_error}` : ''}
+                  </Alert.Description>
+                </Alert.Content>
+                {resume && (
+                  <Button
+                    size="xs"
+                    variant="outline"
+                    aria-label={`Resume deliveries to ${e.url}`}
+                    disabled={busy !== null}
+                    loading={busy === `resume ${e.url}`}
+                    onClick={() => void run(`resume ${e.url}`, () => resume(e.url))}
+                  >
+                    Resume
+                  </Button>
+                )}
+              </Alert.Root>
+            ))}
+          </Stack>
+        )}
         {state.pollFailed && (
           <HStack gap="3" role="alert" data-testid="delivery-poll-error">
             <Text textStyle="sm" color="fg.error">
