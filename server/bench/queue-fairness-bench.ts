@@ -48,6 +48,9 @@ const concurrency = Number(values.concurrency);
 const trials = Number(values.trials);
 const claimBacklog = Number(values['claim-backlog']);
 const claimAccounts = Number(values['claim-accounts']);
+// account A submits --backlog tasks at once: raise the per-key submit limit when that is over it (README: Security limits)
+process.env.RATE_LIMIT_SUBMIT_PER_MINUTE ??= String(Math.max(120, backlog));
+process.env.RATE_LIMIT_SUBMIT_ACCOUNT_PER_MINUTE ??= String(Math.max(240, backlog));
 
 type Mode = ClaimFairness['mode'];
 const silent = { info: () => {}, error: (msg: string, fields?: Record<string, unknown>) => console.error(msg, fields) };

@@ -284,9 +284,10 @@ describe('OpenAPI document and docs page', () => {
       expect(upload).toContain('-F &#39;image=@./file&#39;');
     });
 
-    it('should say there are no rate limits, and render the Webhooks section', () => {
+    it('should list the request rate limits, and render the Webhooks section', () => {
       expect(html).toContain('<h2 id="rate-limits-title">Rate limits and sizes</h2>');
-      expect(html).toContain('There are <strong>no request rate limits</strong>');
+      expect(html).toContain('<td>120 per API key, 240 per account (all its keys together)</td>');
+      expect(html).toContain('<code>429 too_many_requests</code>');
       expect(html).toContain('A JSON body may be at most 1 MB');
       expect(html).toContain(renderWebhooksSection());
     });

@@ -62,6 +62,21 @@ describe('createApiClient', () => {
     expect(onError).toHaveBeenCalledWith(message);
   });
 
+  it('shows the rate limit message of a 429 in the toast, with the wait the server gave', async () => {
+    const msg = 'Too many requests: at most 120 submits per minute for this API key. Retry in 17 s.';
+    const fetchImpl = vi.fn(
+      async () =>
+        new Response(JSON.stringify({ message: msg, errors: [{ msg, code: 'too_many_requests' }] }), {
+          status: 429,
+          headers: { 'Content-Type': 'application/json', 'Retry-After': '17', 'RateLimit-Limit': '120', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '17' },
+        }),
+    );
+    const onError = vi.fn();
+    const api = createApiClient({ baseUrl: '', getApiKey: () => 'k', onError, fetchImpl });
+    await expect(api.post('/pro/imagine', { prompt: 'cat' })).rejects.toMatchObject({ message: msg, status: 429 });
+    expect(onError).toHaveBeenCalledExactlyOnceWith(msg);
+  });
+
   it('does not report when the caller turns the toast off, and maps network failures', async () => {
     const onError = vi.fn();
     const fetchImpl = vi.fn(async () => {

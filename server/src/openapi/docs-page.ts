@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DEFAULT_MAX_BODY_BYTES } from '../config.ts';
+import { DEFAULT_RATE_LIMITS } from '../middleware/rate-limit/limits.ts';
 import { ApiError, type ErrorCode, UNEXPECTED_ERROR_MESSAGE } from '../errors.ts';
 import type { OpenApiDocument } from './document.ts';
 import { SESSION_SCHEME } from './schemas.ts';
@@ -118,7 +119,14 @@ const ERROR_CODES: Record<ErrorCode, { meaning: string; messages?: string[] }> =
   conflict: { meaning: 'The request does not fit the current state, e.g. a follow-up of a task that has not finished.' },
   payload_too_large: { meaning: 'The body is over its size limit (see Rate limits and sizes).' },
   unsupported_media_type: { meaning: 'A body that is not JSON, or a file type the endpoint does not take.' },
-  too_many_requests: { meaning: 'Reserved: no endpoint limits its request rate today.', messages: ['Too many requests; try again later'] },
+  too_many_requests: {
+    meaning:
+      'Over a request rate limit (per API key, per account or per client address; see Rate limits and sizes): nothing was done. Wait the Retry-After seconds (the RateLimit-Reset header) and send it again.',
+    messages: [
+      'Too many requests: at most 120 submits per minute for this API key. Retry in 17 s.',
+      'Too many requests: at most 1200 requests per minute for this address. Retry in 5 s.',
+    ],
+  },
   internal_error: { meaning: 'Something broke on our side; it is logged with the X-Request-Id of the answer.', messages: [UNEXPECTED_ERROR_MESSAGE] },
 };
 
@@ -337,12 +345,19 @@ const MB = 1024 * 1024;
 function renderRateLimits(): string {
   return `<section id="rate-limits" aria-labelledby="rate-limits-title">
 <h2 id="rate-limits-title">Rate limits and sizes</h2>
-<p>There are <strong>no request rate limits</strong>: no endpoint answers <code>429</code> today. What does bound you:</p>
+<p>Requests are counted per one-minute window (UTC minutes). The defaults below are far above what a normal integration sends; the operator may change them. Over a limit the answer is <code>429 too_many_requests</code>, nothing is done, and the message says which limit and when to retry:</p>
+<div class="table"><table><caption>Request rate limits (defaults)</caption><thead><tr><th scope="col">Calls</th><th scope="col">Limit per minute</th></tr></thead><tbody>
+<tr><td>Submits: every call that creates a task, and the uploads</td><td>${DEFAULT_RATE_LIMITS.submitPerKey} per API key, ${DEFAULT_RATE_LIMITS.submitPerAccount} per account (all its keys together)</td></tr>
+<tr><td>Reads: <code>/fetch</code>, <code>/fetch-many</code>, <code>GET /account</code> and the other GET calls</td><td>${DEFAULT_RATE_LIMITS.readPerKey} per API key (or dashboard session)</td></tr>
+<tr><td>Account calls: the <code>/auth/*</code> calls that are not GETs (keys, webhooks, billing) and exports</td><td>${DEFAULT_RATE_LIMITS.accountPerAccount} per account</td></tr>
+<tr><td>Every request from one client address (health checks excepted)</td><td>${DEFAULT_RATE_LIMITS.perAddress}</td></tr>
+</tbody></table></div>
+<p>Every answer of a limited call carries <code>RateLimit-Limit</code>, <code>RateLimit-Remaining</code> and <code>RateLimit-Reset</code> (seconds until the window ends) for the tightest limit that applies; a <code>429</code> adds <code>Retry-After</code> (seconds). A refused request uses up nothing. Other bounds:</p>
 <ul>
 <li><strong>Credits.</strong> A task holds its price when it is created; without enough credits the submit answers <code>402 insufficient_credits</code> and nothing is created. A failed task is refunded.</li>
 <li><strong>Queueing.</strong> Tasks run on a fair queue: accounts take turns, so a burst of your tasks waits its turn instead of being refused. An operator may cap how many of one account’s tasks run at once; the others stay <code>pending</code>.</li>
 <li><strong>Body sizes.</strong> A JSON body may be at most ${DEFAULT_MAX_BODY_BYTES / MB} MB (<code>413 payload_too_large</code>); uploads have their own limits, given with each upload endpoint below.</li>
-<li><strong>Polling.</strong> <code>POST /fetch</code> is not limited; a webhook (below) saves you the polling.</li>
+<li><strong>Polling.</strong> <code>POST /fetch</code> counts as a read; a webhook (below) saves you the polling.</li>
 </ul>
 </section>`;
 }

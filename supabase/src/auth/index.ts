@@ -9,7 +9,8 @@ import { registerExternal } from './external.ts';
 import { exchangeAuthCode } from './flow-state.ts';
 import { registerMagicLink } from './magic-link.ts';
 import { rejectNulCharacters } from './nul-guard.ts';
-import { optionalString, readJsonObject } from './request.ts';
+import { clientAddress, optionalString, readJsonObject } from './request.ts';
+import { createAddressLimiter, REQUEST_LIMITS } from './request-limits.ts';
 import { loadUserAndSession, logout, refreshSession } from './sessions.ts';
 import { userJson } from './users.ts';
 
@@ -51,7 +52,9 @@ export function createAuthApp(ctx: LocalContext): Hono {
   app.use('*', requireApiKey());
 
   // POST /token – grant_type=pkce (exchangeCodeForSession) or refresh_token (refreshSession).
+  const tokenLimiter = createAddressLimiter(REQUEST_LIMITS.token);
   app.post('/token', async (c) => {
+    tokenLimiter.take(clientAddress(c));
     const grant = c.req.query('grant_type');
     const body = await readJsonObject(c);
     if (grant === 'pkce') {

@@ -9,6 +9,7 @@ import { resolveRedirect } from './redirect.ts';
 import { clientAddress, optionalObject, optionalString, readJsonObject, validateEmail, type JsonObject } from './request.ts';
 import { createSession, sessionFragment, type IssuedSession } from './sessions.ts';
 import { findOrCreateEmailUser, findUserByEmail, findUserById, markSignedIn, type UserRow } from './users.ts';
+import { createAddressLimiter, REQUEST_LIMITS } from './request-limits.ts';
 import { createVerifyLimiter } from './verify-limits.ts';
 
 const PKCE_PREFIX = 'pkce_';
@@ -89,9 +90,11 @@ export function registerMagicLink(app: Hono, ctx: LocalContext, captcha: Captcha
   const { db, config } = ctx;
   const maxFrequency = config.emailMaxFrequency;
   const limiter = createVerifyLimiter(config.verifyLimits, config.otpExp);
+  const otpLimiter = createAddressLimiter(REQUEST_LIMITS.otp);
 
   // POST /otp – signInWithOtp: captcha, find or create the user, mail a magic link and code.
   app.post('/otp', async (c) => {
+    otpLimiter.take(clientAddress(c));
     const body = await readJsonObject(c);
     const security = optionalObject(body, 'gotrue_meta_security');
     await captcha.verify(security ? optionalString(security, 'captcha_token') : undefined);

@@ -7,6 +7,7 @@ import { createMiddleware } from 'hono/factory';
 import type { Db } from '@aim/supabase/db';
 import type { AuthedEnv } from '../../context.ts';
 import { authenticateApiKey, requireScope, type KeyRequirement } from '../../services/auth/authenticate-api-key.ts';
+import { limitAccount, routeClassOf } from '../rate-limit/index.ts';
 
 /**
  * `need`: the scope the route needs (`generate` for submits and uploads, `read` for reads, or
@@ -21,6 +22,7 @@ export function apiKeyAuth(deps: { db: Db }, need: KeyRequirement = 'primary') {
   return createMiddleware<AuthedEnv>(async (c, next) => {
     const account = await authenticateApiKey(deps, c.req.header('authorization'));
     requireScope(account, need);
+    await limitAccount(c, account, routeClassOf(need, c.req.method), 'key');
     c.set('account', account);
     await next();
   });

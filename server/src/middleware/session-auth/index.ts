@@ -9,6 +9,7 @@ import type { ApiConfig } from '../../config.ts';
 import { jwtSecretOf } from '../../config.ts';
 import type { AuthedEnv } from '../../context.ts';
 import { authenticateSession, SESSION_HEADER } from '../../services/auth/authenticate-session.ts';
+import { limitAccount, routeClassOf } from '../rate-limit/index.ts';
 
 /**
  * @example
@@ -17,10 +18,12 @@ import { authenticateSession, SESSION_HEADER } from '../../services/auth/authent
 export function sessionAuth(deps: { db: Db; config: ApiConfig }) {
   const jwtSecret = jwtSecretOf(deps.config);
   return createMiddleware<AuthedEnv>(async (c, next) => {
-    c.set(
-      'account',
-      await authenticateSession({ db: deps.db, jwtSecret }, { authorization: c.req.header('authorization'), session: c.req.header(SESSION_HEADER) }),
+    const account = await authenticateSession(
+      { db: deps.db, jwtSecret },
+      { authorization: c.req.header('authorization'), session: c.req.header(SESSION_HEADER) },
     );
+    await limitAccount(c, account, routeClassOf('primary', c.req.method), 'session');
+    c.set('account', account);
     await next();
   });
 }
