@@ -12,6 +12,7 @@ import { ApiError } from './errors.ts';
 import { consoleLogger, type Logger } from './logger.ts';
 import { bodyLimit } from './middleware/body-limit/index.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler/index.ts';
+import { rateLimit, rateLimitsFromEnv, type RateLimits } from './middleware/rate-limit/index.ts';
 import { requestLog } from './middleware/request-log/index.ts';
 import { metricsRoutes } from './observability/metrics-route.ts';
 import { openApiDocument } from './openapi/document.ts';
@@ -67,6 +68,8 @@ export function createApiApp(deps: {
   billing?: Billing;
   /** The environment the payment provider is chosen from (default process.env). */
   env?: ProviderEnv;
+  /** Request rate limits (middleware/rate-limit). Default: from the environment (RATE_LIMIT_*_PER_MINUTE, TRUST_PROXY). */
+  rateLimits?: RateLimits;
 }): OpenAPIHono<AppEnv> {
   const ctx = { ...deps, log: deps.log ?? consoleLogger() };
   const billing = deps.billing ?? createBilling({ ...ctx, embedded: ctx.config.embedded });
@@ -88,10 +91,12 @@ export function createApiApp(deps: {
       credentials: true,
       allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', SESSION_HEADER],
       allowMethods: ['GET', 'POST', 'OPTIONS'],
-      exposeHeaders: ['X-Request-Id'],
+      exposeHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
       maxAge: 600,
     }),
   );
+  // per client address before authentication; per key and account in the auth middlewares (one statement a request)
+  app.use(rateLimit({ db: ctx.db, log: ctx.log, limits: deps.rateLimits ?? rateLimitsFromEnv() }));
   // before the JSON body limit: they bring their own, sized for an image, for 30 photos and for a song
   app.route('/', uploadRoutes(tasks));
   app.route('/', aiPhotoUploadRoutes(tasks));

@@ -22,6 +22,7 @@ import { createWebhookService } from './webhooks/index.ts';
 import { sendTaskWebhooks } from './webhooks/task-webhooks.ts';
 import { createAutoTopUpSweeper } from './workers/auto-topup-sweeper.ts';
 import { createTaskSweeper, taskSweepFromEnv } from './workers/task-sweeper.ts';
+import { startUploadSweeper } from './workers/upload-sweeper.ts';
 import { createTaskWorker } from './workers/task-worker.ts';
 import { clusterLimitsFromEnv, concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv, workerTimingFromEnv } from './workers/runtime.ts';
 
@@ -167,6 +168,8 @@ async function main() {
   const autoTopUps = createAutoTopUpSweeper(billing);
   autoTopUps.start();
   closers.push(() => autoTopUps.stop());
+  const uploadSweeper = startUploadSweeper({ db, media, log }); // expired, unreferenced uploads (workers/upload-sweeper.ts)
+  closers.push(() => uploadSweeper.stop());
   // Embedded mode runs the task worker in this process; production runs `npm run worker` too.
   if (env.IN_PROCESS_WORKER !== 'false') {
     // embedded mode: faceswap may read pictures over http and from this machine's network

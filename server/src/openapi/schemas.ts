@@ -46,6 +46,15 @@ function errorResponse(description: string, example: { msg: string; code: string
   };
 }
 
+const rateLimitHeader = (description: string) => ({ description, schema: { type: 'integer' as const, minimum: 0 } });
+
+/** The headers of an answer of a rate-limited call (middleware/rate-limit): on a 429, and on its other answers too. */
+const rateLimitHeaders = {
+  'RateLimit-Limit': rateLimitHeader('Requests allowed in the current one-minute window by the tightest limit that applies.'),
+  'RateLimit-Remaining': rateLimitHeader('Requests left in the current window under that limit.'),
+  'RateLimit-Reset': rateLimitHeader('Seconds until the window ends and the count starts again.'),
+};
+
 /** The error answers any API-key route can give, to spread into its `responses`. */
 export const authedErrorResponses = {
   401: errorResponse('Missing or unknown API key.', { msg: 'Invalid API key', code: 'invalid_api_key' }),
@@ -54,6 +63,13 @@ export const authedErrorResponses = {
     code: 'insufficient_scope',
   }),
   413: errorResponse('Request body over the size limit.', { msg: 'Request body is too large', code: 'payload_too_large' }),
+  429: {
+    ...errorResponse('Over a request rate limit: per API key, per account or per client address (see Rate limits in /docs). Retry after Retry-After seconds.', {
+      msg: 'Too many requests: at most 120 submits per minute for this API key. Retry in 17 s.',
+      code: 'too_many_requests',
+    }),
+    headers: { 'Retry-After': rateLimitHeader('Seconds to wait before retrying.'), ...rateLimitHeaders },
+  },
   500: errorResponse('Unexpected server error (logged with the request id).', {
     msg: UNEXPECTED_ERROR_MESSAGE,
     code: 'internal_error',

@@ -4,14 +4,16 @@
  * trigger word) and /ai-photo-generate (photos of a trained person from a prompt). Each
  * answers `{ task_id }` at once and holds the price; the work runs on the task worker and is
  * followed with POST /fetch or realtime. The upload route is mounted before the app-wide
- * 1 MiB body limit with its own, sized for the photos.
+ * 1 MiB body limit with its own, sized for the photos; it checks the key and the balance from
+ * the headers before reading the body, which is counted and cut at its limit.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { ApiDeps, AppEnv } from '../context.ts';
+import { createMiddleware } from 'hono/factory';
+import type { ApiDeps, AppEnv, AuthedEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { bodyLimit } from '../middleware/body-limit/index.ts';
+import { countedBodyLimit } from '../middleware/upload-limit/index.ts';
 import { apiKeySecurity, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import {
@@ -36,7 +38,7 @@ import {
   TRIGGER_WORD_MESSAGE,
   UPLOAD_TTL_MS,
 } from '../services/tasks/ai-photo-rules.ts';
-import type { TaskDeps } from '../services/tasks/create-task.ts';
+import { assertCanCreateTask, type TaskDeps } from '../services/tasks/create-task.ts';
 import { submitAiPhotoGenerate } from '../services/tasks/submit-ai-photo-generate.ts';
 import { submitAiPhotoTrain } from '../services/tasks/submit-ai-photo-train.ts';
 import { submitAiPhotoUpload } from '../services/tasks/submit-ai-photo-upload.ts';
@@ -163,9 +165,14 @@ type AiPhotoDeps = ApiDeps & TaskDeps & { media: MediaStore };
 export function aiPhotoUploadRoutes(deps: AiPhotoDeps) {
   const router = createRouter();
   // typed like the app's other middleware, so the handler keeps the authenticated account's type
-  const uploadLimit: MiddlewareHandler<AppEnv> = bodyLimit({
+  const uploadLimit: MiddlewareHandler<AppEnv> = countedBodyLimit({
     maxSize: AI_PHOTO_UPLOAD_MAX_BODY_BYTES,
     tooLarge: () => new ApiError('payload_too_large', AI_PHOTO_UPLOAD_TOO_LARGE_MESSAGE),
+  });
+  // the price from the headers: a short balance is answered before a photo is read or decoded
+  const canPay = createMiddleware<AuthedEnv>(async (c, next) => {
+    await assertCanCreateTask(deps, c.var.account, { type: 'ai-photo-upload' });
+    await next();
   });
 
   // POST /ai-photo-upload – the photos of one person, checked and stored for training
@@ -180,7 +187,8 @@ export function aiPhotoUploadRoutes(deps: AiPhotoDeps) {
         `Each photo is judged by its bytes (jpeg, png or webp, at most ${MAX_AI_PHOTO_BYTES / MB} MB and 40 megapixels, no photo twice); the request may be at most ${AI_PHOTO_UPLOAD_MAX_BODY_BYTES / MB} MB. ` +
         `Once it finished, the upload can be trained on with POST /ai-photo-train for ${days(UPLOAD_TTL_MS)} days (its expires_at); its result says which photos can be used.`,
       security: apiKeySecurity,
-      middleware: [uploadLimit, apiKeyAuth(deps, 'generate')] as const,
+      // the key and the balance from the headers, before a byte of the body is read
+      middleware: [apiKeyAuth(deps, 'generate'), canPay, uploadLimit] as const,
       request: { body: jsonBody(AiPhotoUploadRequest) },
       responses: {
         200: jsonResponse(TaskIdResponse, 'The photos were stored, the task created and its price held; follow it with POST /fetch.'),

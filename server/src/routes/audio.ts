@@ -2,27 +2,34 @@
  * @module Songs (APIFRAME v1 audio calls): /suno-imagine, /suno-extend, /suno-lyrics,
  * /suno-upload, /udio-imagine, each holding its price and answering `{ task_id }`; the work
  * runs on the task worker and shows in POST /fetch (`songs`, `audio_url`, `lyrics`). And POST
- * /upload-audio (multipart `audio`) → `{ audioURL }`, mounted before the app-wide JSON body
- * limit with its own.
+ * /upload-audio (multipart `audio`) → `{ audioURL, expires_at }`, mounted before the app-wide
+ * JSON body limit with its own: the key and a free account's quota are checked from the
+ * headers before the body is read, which is streamed (busboy), counted and cut at the limit.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
 import { DEFAULT_SUNO_MODEL, DEFAULT_UDIO_MODEL, SUNO_MODELS, UDIO_MODELS } from '../engines/jobs/audio.ts';
 import { ApiError } from '../errors.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { bodyLimit } from '../middleware/body-limit/index.ts';
+import { declaredLengthLimit, uploadQuotaGate } from '../middleware/upload-limit/index.ts';
 import { apiKeySecurity, authedErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { priceOf } from '../services/pricing/catalog.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
 import { submitSunoExtend, submitSunoImagine, submitSunoLyrics, submitSunoUpload, submitUdioImagine, UDIO_SECONDS } from '../services/tasks/submit-audio.ts';
 import { AUDIO_TOO_LARGE_MESSAGE, AUDIO_TYPE_MESSAGE, MAX_AUDIO_UPLOAD_BYTES, uploadAudio } from '../services/tasks/upload-audio.ts';
+import { readMultipartFile } from '../services/uploads/multipart-file.ts';
+import type { UploadDeps } from '../services/uploads/store-upload.ts';
+import { DEFAULT_UPLOAD_POLICY } from '../services/uploads/upload-quota.ts';
 import { MAX_IMAGE_URL_LENGTH } from '../storage/image-url.ts';
 import type { MediaStore } from '../storage/media-store.ts';
+import { UploadExpiresAt, uploadQuotaError } from './upload.ts';
 import { EXAMPLE_PARENT_ID, errorRef, parentErrors, Prompt, required, submitErrors, TaskIdResponse, WebhookSecret, WebhookUrl } from './task-schemas.ts';
 
 // room for the multipart boundaries and part headers around the file
 const MULTIPART_OVERHEAD = 64 * 1024;
+const MAX_AUDIO_BODY = MAX_AUDIO_UPLOAD_BYTES + MULTIPART_OVERHEAD;
+const audioTooLarge = () => new ApiError('payload_too_large', AUDIO_TOO_LARGE_MESSAGE);
 
 const MAX_DESCRIPTION = 3000;
 const MAX_LYRICS = 5000;
@@ -154,8 +161,15 @@ const UdioImagineRequest = z
   });
 
 const UploadAudioResponse = z
-  .object({ audioURL: z.string().openapi({ description: 'Absolute URL of the stored audio; it does not expire. Use it as /suno-upload audio_url.' }) })
-  .openapi('UploadAudioResponse', { example: { audioURL: 'https://api.example.com/media/upload-0f8e2c1a-7d3b-4a59-9c61-5e4f3a2b1c0d.mp3' } });
+  .object({
+    audioURL: z.string().openapi({
+      description: 'Absolute URL of the stored audio; it is kept until expires_at, or for good once a task uses it. Use it as /suno-upload audio_url.',
+    }),
+    expires_at: UploadExpiresAt,
+  })
+  .openapi('UploadAudioResponse', {
+    example: { audioURL: 'https://api.example.com/media/upload-0f8e2c1a-7d3b-4a59-9c61-5e4f3a2b1c0d.mp3', expires_at: '2026-12-05T10:00:00.000Z' },
+  });
 
 const validation = (msg: string) => errorRef('Invalid input: malformed JSON, or a field that fails validation.', msg, 'validation_failed');
 
@@ -248,7 +262,7 @@ export function audioRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   return router;
 }
 
-export function audioUploadRoutes(deps: ApiDeps & { media: MediaStore }) {
+export function audioUploadRoutes(deps: ApiDeps & UploadDeps & { media: MediaStore }) {
   const router = createRouter();
 
   // POST /upload-audio – store an audio file, answer its URL
@@ -258,11 +272,16 @@ export function audioUploadRoutes(deps: ApiDeps & { media: MediaStore }) {
       path: '/upload-audio',
       tags: ['Media'],
       summary: 'Upload an audio file',
-      description: `Stores an MP3, WAV, Ogg or M4A file (recognised by its content, at most ${MAX_AUDIO_UPLOAD_BYTES / 1024 / 1024} MB) and answers its URL, e.g. for /suno-upload.`,
+      description:
+        `Stores an MP3, WAV, Ogg or M4A file (recognised by its content, at most ${MAX_AUDIO_UPLOAD_BYTES / 1024 / 1024} MB) and answers its URL, e.g. for /suno-upload. ` +
+        `The upload is removed after ${DEFAULT_UPLOAD_POLICY.retentionDays} days (expires_at) unless a task uses it. ` +
+        `Accounts without a plan can upload ${DEFAULT_UPLOAD_POLICY.freeCount} files (${DEFAULT_UPLOAD_POLICY.freeBytes / 1024 / 1024} MB) a day.`,
       security: apiKeySecurity,
+      // the key and the quota from the headers, before a byte of the body is read
       middleware: [
-        bodyLimit({ maxSize: MAX_AUDIO_UPLOAD_BYTES + MULTIPART_OVERHEAD, tooLarge: () => new ApiError('payload_too_large', AUDIO_TOO_LARGE_MESSAGE) }),
         apiKeyAuth(deps, 'generate'),
+        declaredLengthLimit({ maxSize: MAX_AUDIO_BODY, tooLarge: audioTooLarge }),
+        uploadQuotaGate(deps, MULTIPART_OVERHEAD),
       ] as const,
       request: {
         body: {
@@ -279,23 +298,23 @@ export function audioUploadRoutes(deps: ApiDeps & { media: MediaStore }) {
         ...authedErrorResponses,
         413: errorRef(`Over ${MAX_AUDIO_UPLOAD_BYTES / 1024 / 1024} MB.`, AUDIO_TOO_LARGE_MESSAGE, 'payload_too_large'),
         415: errorRef('Not multipart/form-data, or not an MP3, WAV, Ogg or M4A file.', AUDIO_TYPE_MESSAGE, 'unsupported_media_type'),
+        429: uploadQuotaError,
       },
     }),
     async (c) => {
       if (!/^multipart\/form-data\s*;/i.test(c.req.header('content-type') ?? '')) {
         throw new ApiError('unsupported_media_type', 'Content-Type must be multipart/form-data');
       }
-      let form: FormData;
-      try {
-        form = await c.req.formData();
-      } catch (error) {
-        if (error instanceof ApiError) throw error;
-        throw new ApiError('bad_request', 'Malformed multipart body');
-      }
-      const audio = form.get('audio');
-      if (audio === null) throw new ApiError('validation_failed', 'audio: Required');
-      if (typeof audio === 'string') throw new ApiError('validation_failed', 'audio: Must be a file');
-      return c.json(await uploadAudio(deps, audio), 200);
+      // streamed: the body counted and cut at its limit, only the audio kept (at most its limit)
+      const audio = await readMultipartFile(c.req.raw, {
+        field: 'audio',
+        maxBodyBytes: MAX_AUDIO_BODY,
+        maxFileBytes: MAX_AUDIO_UPLOAD_BYTES,
+        tooLarge: audioTooLarge,
+      });
+      if (audio.kind === 'missing') throw new ApiError('validation_failed', 'audio: Required');
+      if (audio.kind === 'text') throw new ApiError('validation_failed', 'audio: Must be a file');
+      return c.json(await uploadAudio(deps, c.var.account.id, audio.data), 200);
     },
   );
 

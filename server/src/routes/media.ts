@@ -1,6 +1,7 @@
 /**
  * @module GET /media/<key>: the stored pictures, videos and songs (generated or uploaded) with
- * their content type and a long, immutable cache (a key's bytes never change meaning). Byte
+ * their content type and a long, immutable cache (a key's bytes never change meaning); uploads,
+ * which expire unless a task uses them, a day's cache (storage/media-store.ts cacheControlOf). Byte
  * ranges (RFC 9110 §14) are served, one range per request, so a browser's <video> or <audio>
  * can read a file's index, learn its duration and seek without downloading it whole.
  */
@@ -8,7 +9,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '../errors.ts';
 import { createRouter } from '../openapi/router.ts';
 import { errorExample } from '../openapi/schemas.ts';
-import { isMediaKey, type MediaStore } from '../storage/media-store.ts';
+import { cacheControlOf, isMediaKey, type MediaStore } from '../storage/media-store.ts';
 
 const binary = { schema: { type: 'string' as const, format: 'binary' } };
 const MEDIA_CONTENT = {
@@ -81,7 +82,8 @@ export function mediaRoutes(deps: { media: MediaStore }) {
       const headers = {
         'Content-Type': stat.contentType,
         'Accept-Ranges': 'bytes',
-        'Cache-Control': 'public, max-age=31536000, immutable',
+        // generated media for good; an upload a day (it may expire): storage/media-store.ts
+        'Cache-Control': cacheControlOf(key),
         'X-Content-Type-Options': 'nosniff',
       };
       const range = parseRange(c.req.header('range'), size);

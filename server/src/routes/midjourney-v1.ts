@@ -11,7 +11,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { ApiDeps, AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { bodyLimit } from '../middleware/body-limit/index.ts';
+import { countedBodyLimit } from '../middleware/upload-limit/index.ts';
 import { apiKeySecurity, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
@@ -178,7 +178,8 @@ const submitted = jsonResponse(TaskIdResponse, 'The task was created and its pri
 export function inpaintRoutes(deps: Deps) {
   const router = createRouter();
   // typed like the app's other middleware, so the handler keeps the authenticated account's type
-  const limit: MiddlewareHandler<AppEnv> = bodyLimit({
+  // counted and cut at the limit; read only after the key was checked
+  const limit: MiddlewareHandler<AppEnv> = countedBodyLimit({
     maxSize: INPAINT_MAX_BODY_BYTES,
     tooLarge: () => new ApiError('payload_too_large', INPAINT_TOO_LARGE_MESSAGE),
   });
@@ -192,7 +193,7 @@ export function inpaintRoutes(deps: Deps) {
       summary: 'Inpaint (Vary Region)',
       description: `A grid of four with the masked region of an upscaled image redrawn (task type inpaint). ${costs('inpaint')}`,
       security: apiKeySecurity,
-      middleware: [limit, apiKeyAuth(deps, 'generate')] as const,
+      middleware: [apiKeyAuth(deps, 'generate'), limit] as const,
       request: { body: jsonBody(InpaintRequest) },
       responses: {
         200: submitted,

@@ -3,7 +3,7 @@
  * embedded mode), served by the API at `<publicUrl>/media/<key>`.
  */
 import { randomUUID } from 'node:crypto';
-import { type FileHandle, mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type ByteRange, contentTypeOfKey, isMediaKey, type MediaStore } from './media-store.ts';
 
@@ -69,6 +69,10 @@ export function createDiskMediaStore(options: DiskMediaStoreOptions): MediaStore
   let ready: Promise<unknown> | undefined;
 
   return {
+    async delete(key) {
+      assertKey(key);
+      await rm(path.join(dir, key), { force: true });
+    },
     async put(key, data) {
       assertKey(key);
       ready ??= mkdir(dir, { recursive: true });

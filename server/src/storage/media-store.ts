@@ -36,6 +36,8 @@ export interface MediaStore {
   open(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | undefined>;
   /** Whether `key` is stored, without reading it (a submit checks a user's media URL with it). */
   has(key: string): Promise<boolean>;
+  /** Removes `key` (nothing when it is not stored): the upload sweep's. Optional for stores that never remove. */
+  delete?(key: string): Promise<void>;
   /** The public URL of `key`. */
   url(key: string): string;
   /** The key of a URL this store handed out, or undefined for any other URL. */
@@ -58,6 +60,15 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
 
 /** A flat, safe key: letters, digits, `-`, `_`, one `.` before a known extension. */
 const MEDIA_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.(png|jpg|gif|webp|mp4|webm|mp3|wav|ogg|m4a)$/;
+
+/**
+ * How long a cache may keep `key`: generated media for good (a key's bytes never change
+ * meaning); an upload (POST /upload, /upload-audio: `upload-…`) a day, as it is removed after
+ * its retention unless a task uses it.
+ */
+export function cacheControlOf(key: string): string {
+  return key.startsWith('upload-') ? 'public, max-age=86400' : 'public, max-age=31536000, immutable';
+}
 
 export function isMediaKey(key: string): boolean {
   return MEDIA_KEY_PATTERN.test(key);

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AwsClient } from 'aws4fetch';
-import { type ByteRange, contentTypeOfKey, isMediaKey, type MediaStore } from './media-store.ts';
+import { type ByteRange, cacheControlOf, contentTypeOfKey, isMediaKey, type MediaStore } from './media-store.ts';
 
 export interface S3MediaStoreOptions {
   bucket: string;
@@ -32,8 +32,6 @@ export interface S3MediaStoreOptions {
   fetch?: typeof fetch;
 }
 
-// keys are deterministic per task and their bytes never change meaning (see routes/media.ts)
-const CACHE_CONTROL = 'public, max-age=31536000, immutable';
 const ATTEMPTS = 3;
 const RETRY_BASE_MS = 200;
 
@@ -171,6 +169,13 @@ export function createS3MediaStore(options: S3MediaStoreOptions): MediaStore {
   }
 
   return {
+    async delete(key) {
+      assertKey(key);
+      const response = await call('DeleteObject', key, { method: 'DELETE' });
+      // S3 answers 204 whether or not the object existed
+      if (!response.ok && response.status !== 404) await fail('DeleteObject', key, response);
+      await response.body?.cancel();
+    },
     async put(key, data, contentType) {
       assertKey(key);
       // a view, not a copy; Buffers from fs, fetch and sharp sit on plain (not shared) ArrayBuffers
@@ -179,7 +184,7 @@ export function createS3MediaStore(options: S3MediaStoreOptions): MediaStore {
         method: 'PUT',
         headers: {
           'Content-Type': contentType,
-          'Cache-Control': CACHE_CONTROL,
+          'Cache-Control': cacheControlOf(key),
           // a signed payload hash lets S3 reject a body damaged in transit
           'X-Amz-Content-Sha256': createHash('sha256').update(body).digest('hex'),
         },

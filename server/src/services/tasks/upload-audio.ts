@@ -8,6 +8,7 @@ import { ApiError } from '../../errors.ts';
 import { MAX_AUDIO_BYTES } from '../../storage/image-fetcher.ts';
 import type { MediaStore } from '../../storage/media-store.ts';
 import { detectMediaType } from '../../storage/media-type.ts';
+import { storeUpload, type UploadDeps } from '../uploads/store-upload.ts';
 
 export const MAX_AUDIO_UPLOAD_BYTES = MAX_AUDIO_BYTES;
 
@@ -43,12 +44,11 @@ function looksLikeMp3(data: Uint8Array): boolean {
   return false;
 }
 
-export async function uploadAudio(deps: { media: MediaStore }, file: Blob): Promise<{ audioURL: string }> {
-  if (file.size === 0) throw new ApiError('validation_failed', 'audio: The file is empty');
-  if (file.size > MAX_AUDIO_UPLOAD_BYTES) throw new ApiError('payload_too_large', AUDIO_TOO_LARGE_MESSAGE);
-  const data = Buffer.from(await file.arrayBuffer());
+export async function uploadAudio(deps: UploadDeps & { media: MediaStore }, userId: string, data: Buffer): Promise<{ audioURL: string; expires_at: string }> {
+  if (data.length === 0) throw new ApiError('validation_failed', 'audio: The file is empty');
+  if (data.length > MAX_AUDIO_UPLOAD_BYTES) throw new ApiError('payload_too_large', AUDIO_TOO_LARGE_MESSAGE);
   const type = detectMediaType(data);
   if (type?.kind !== 'audio' || (type.extension === 'mp3' && !looksLikeMp3(data))) throw new ApiError('unsupported_media_type', AUDIO_TYPE_MESSAGE);
-  const audioURL = await deps.media.put(`upload-${randomUUID()}.${type.extension}`, data, type.contentType);
-  return { audioURL };
+  const stored = await storeUpload(deps, userId, `upload-${randomUUID()}.${type.extension}`, data, type.contentType);
+  return { audioURL: stored.url, expires_at: stored.expiresAt };
 }
