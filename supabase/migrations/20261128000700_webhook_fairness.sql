@@ -21,7 +21,7 @@ create index webhook_endpoints_paused_idx on public.webhook_endpoints (user_id, 
 
 alter table public.webhook_endpoints enable row level security;
 create policy "own webhook endpoints" on public.webhook_endpoints for select to authenticated
-  using (user_id = auth.uid());
+  using (user_id = (select auth.uid()));
 revoke all on public.webhook_endpoints from anon, authenticated;
 grant select on public.webhook_endpoints to authenticated;
 
