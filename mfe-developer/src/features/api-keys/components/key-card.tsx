@@ -1,7 +1,8 @@
 import { useState } from 'react';
-import { Box, Button, Card, HStack, Text } from '@aim/shared-kit/ui';
+import { Button, Card, HStack, Text } from '@aim/shared-kit/ui';
 import { displayKey, TEXTS } from '../key-rules.ts';
 import { RotateDialog } from './rotate-dialog.tsx';
+import { SecretValue } from './secret-value.tsx';
 
 type Props = {
   apiKey: string;
@@ -35,22 +36,9 @@ export function KeyCard({ apiKey, revealed, onRevealedChange, onCopy, onRotate }
         <Card.Description>Every API request authenticates with it.</Card.Description>
       </Card.Header>
       <Card.Body gap="4">
-        <Box
-          as="code"
-          display="block"
-          fontFamily="mono"
-          textStyle="sm"
-          px="3"
-          py="2.5"
-          rounded="l2"
-          borderWidth="1px"
-          bg="bg.subtle"
-          overflowWrap="anywhere"
-          data-testid="api-key-value"
-          data-revealed={revealed}
-        >
+        <SecretValue testId="api-key-value" revealed={revealed}>
           {displayKey(apiKey, revealed)}
-        </Box>
+        </SecretValue>
         <HStack gap="2" wrap="wrap">
           <Button size="sm" variant="outline" aria-pressed={revealed} onClick={() => onRevealedChange(!revealed)}>
             {revealed ? 'Hide key' : 'Show key'}

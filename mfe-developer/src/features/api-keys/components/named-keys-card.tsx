@@ -1,5 +1,5 @@
 import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
-import { Alert, Badge, Box, Button, Card, chakra, CloseButton, Code, Dialog, Field, HStack, Input, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
+import { Alert, Badge, Button, Card, chakra, CloseButton, Code, Dialog, Field, HStack, Input, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
 import {
   type CreatedNamedKey,
   EMPTY_FORM,
@@ -20,6 +20,7 @@ import {
   todayUtc,
 } from '../named-keys.ts';
 import { RotateDialog } from './rotate-dialog.tsx';
+import { SecretValue } from './secret-value.tsx';
 
 type Props = {
   list: (signal: AbortSignal) => Promise<NamedKey[]>;
@@ -269,21 +270,7 @@ function CreateKeyDialog(props: {
                       <Alert.Indicator />
                       <Alert.Title>{T.shownOnce}</Alert.Title>
                     </Alert.Root>
-                    <Box
-                      as="code"
-                      display="block"
-                      fontFamily="mono"
-                      textStyle="sm"
-                      px="3"
-                      py="2.5"
-                      rounded="l2"
-                      borderWidth="1px"
-                      bg="bg.subtle"
-                      overflowWrap="anywhere"
-                      data-testid="new-key-value"
-                    >
-                      {created.key}
-                    </Box>
+                    <SecretValue testId="new-key-value">{created.key}</SecretValue>
                   </Stack>
                 </Dialog.Body>
                 <Dialog.Footer>

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Box, Button, HStack, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
+import { Button, HStack, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import { formatUtc, maskSecret, type SigningSecret, WEBHOOK_TEXTS } from '../webhook-rules.ts';
 import { RotateDialog } from './rotate-dialog.tsx';
+import { SecretValue } from './secret-value.tsx';
 
 type Props = {
   load: () => Promise<SigningSecret>;
@@ -64,22 +65,9 @@ export function SigningSecretField({ load, rotate, onCopy }: Props) {
       )}
       {state.status === 'ready' && (
         <>
-          <Box
-            as="code"
-            display="block"
-            fontFamily="mono"
-            textStyle="sm"
-            px="3"
-            py="2.5"
-            rounded="l2"
-            borderWidth="1px"
-            bg="bg.subtle"
-            overflowWrap="anywhere"
-            data-testid="signing-secret-value"
-            data-revealed={revealed}
-          >
+          <SecretValue testId="signing-secret-value" revealed={revealed}>
             {maskSecret(state.value.secret, revealed)}
-          </Box>
+          </SecretValue>
           <HStack gap="2" wrap="wrap">
             <Button size="sm" variant="outline" aria-pressed={revealed} onClick={() => setRevealed(!revealed)}>
               {revealed ? 'Hide secret' : 'Show secret'}
