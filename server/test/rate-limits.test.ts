@@ -4,6 +4,7 @@ import { createTestDb, testDatabaseKinds } from '@aim/supabase/testing';
 import { createApiApp } from '../src/app.ts';
 import { DEFAULT_RATE_LIMITS, rateLimitsFromEnv, routeClassOf, type RateLimits } from '../src/middleware/rate-limit/index.ts';
 import { asDashboard, captureLogger, createUser, DASHBOARD_ORIGIN, expectErrorBody, post, testConfig, type TestUser } from './helpers.ts';
+import { recording } from './support/recording-db.ts';
 import { grantCredits } from './support/tasks.ts';
 
 type App = ReturnType<typeof createApiApp>;
@@ -172,6 +173,36 @@ describe.each(testDatabaseKinds())('rate limits on %s', (kind) => {
     // another address, and the health probe, are not affected
     expect((await imagine(app, user.apiKey, from('198.51.100.1'))).status).toBe(200);
     expect((await app.request('/health', {}, from(addr))).status).toBe(200);
+  });
+
+  it("counts a primary key's limits in the statement that looks the key up: a submit is two database calls", async () => {
+    const user = await rich(db);
+    const { db: recorded, calls } = recording(db);
+    const counted = appOn(recorded, { ...TIGHT, perAddress: 1_000 });
+    const addr = '203.0.113.80';
+    const res = await imagine(counted, user.apiKey, from(addr));
+    expect(res.status).toBe(200);
+    expectLimitHeaders(res, TIGHT.submitPerKey, TIGHT.submitPerKey - 1);
+    expect(calls).toHaveLength(2);
+    expect(calls[0]).toMatch(/rate_limit_hit/);
+    expect(calls[1]).toMatch(/submit_task/);
+    const count = async (key: string) =>
+      (await db.query<{ count: number }>('select count from public.rate_limit_buckets where key = $1', [key])).rows[0]?.count ?? 0;
+    expect(await count(`submit:primary:${user.id}`)).toBe(1);
+    expect(await count(`submit:account:${user.id}`)).toBe(1);
+    expect(await count(`address:${addr}`)).toBe(1);
+    // an unknown key counts no account's buckets, only its address (after the 401)
+    calls.length = 0;
+    expect((await imagine(counted, 'e'.repeat(64), from(addr))).status).toBe(401);
+    expect(calls).toHaveLength(2);
+    expect(await count(`address:${addr}`)).toBe(2);
+    expect(await count(`submit:primary:${user.id}`)).toBe(1);
+    // over the limit, the same single statement refuses before submit_task
+    for (let i = 1; i < TIGHT.submitPerKey; i++) expect((await imagine(counted, user.apiKey, from(addr))).status).toBe(200);
+    calls.length = 0;
+    expect((await imagine(counted, user.apiKey, from(addr))).status).toBe(429);
+    expect(calls).toHaveLength(1);
+    expect(await count(`address:${addr}`)).toBe(2 + TIGHT.submitPerKey - 1);
   });
 
   it('believes X-Forwarded-For only for the TRUST_PROXY hops', async () => {

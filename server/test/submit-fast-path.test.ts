@@ -1,36 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, Queryable } from '@aim/supabase/db';
+import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
 import { JOB_CHANNEL } from '../src/repositories/job-repository.ts';
 import { createTask, type TaskDeps } from '../src/services/tasks/create-task.ts';
 import { createEngineRegistry } from '../src/services/tasks/engine-registry.ts';
+import { recording } from './support/recording-db.ts';
 import { asDashboard, createUser, expectErrorBody, post, testConfig, type TestUser } from './helpers.ts';
 import { balanceOf, grantCredits, ledgerOf, openTestDb, scriptedEngine, taskHarness, type TaskHarness } from './support/tasks.ts';
-
-/** `db` with every call it answers recorded (a transaction as BEGIN, its statements, COMMIT). */
-function recording(db: Db): { db: Db; calls: string[] } {
-  const calls: string[] = [];
-  const record = (q: Queryable): Queryable => ({
-    query: (sql, params) => {
-      calls.push(sql);
-      return q.query(sql, params);
-    },
-    exec: (sql) => {
-      calls.push(sql);
-      return q.exec(sql);
-    },
-  });
-  const recorded: Db = {
-    ...db,
-    ...record(db),
-    transaction: (fn) => {
-      calls.push('begin');
-      return db.transaction((tx) => fn(record(tx))).finally(() => calls.push('commit'));
-    },
-  };
-  return { db: recorded, calls };
-}
 
 // The submit path creates a task in one statement (public.submit_task): the hold, the task
 // row, its webhook, its job and the NOTIFY that wakes the workers, all or nothing; and it

@@ -16,8 +16,39 @@ export interface BucketCount {
   used: number;
 }
 
+/** A bucket's row as public.rate_limit_hit returns it. */
+export interface BucketRow {
+  key: string;
+  used: number;
+  allowed: boolean;
+}
+
 export function rateLimitRepository(q: Queryable) {
   return {
+    /**
+     * The account whose primary key is `apiKey` (userRepository.findByApiKey), and, in the same
+     * statement, `hit` on the buckets `keys` with `accountPlaceholder` replaced by its id (none
+     * counted for an unknown key): the submit path's first statement.
+     */
+    async findPrimaryKeyCounting(
+      apiKey: string,
+      buckets: { keys: readonly string[]; limits: readonly number[]; windowStart: Date; accountPlaceholder: string },
+    ): Promise<{ id: string; email: string; rows: BucketRow[] } | undefined> {
+      const { rows } = await q.query<{ id: string; email: string; key: string | null; used: number | null; allowed: boolean | null }>(
+        `select u.id, u.email, h.key, h.used, h.allowed
+           from public.mdusers u
+           left join lateral public.rate_limit_hit(array(select replace(t, $5, u.id::text) from unnest($2::text[]) as t), $3, $4) h on true
+          where u.api_key = $1`,
+        [apiKey, buckets.keys, buckets.limits, buckets.windowStart, buckets.accountPlaceholder],
+      );
+      if (!rows[0]) return undefined;
+      return {
+        id: rows[0].id,
+        email: rows[0].email,
+        rows: rows.filter((r) => r.key !== null).map((r) => ({ key: r.key as string, used: r.used ?? 0, allowed: r.allowed ?? true })),
+      };
+    },
+
     /**
      * One call for all of a request's buckets (public.rate_limit_hit): counts the request in
      * every bucket when each is under its limit, in none otherwise (a refused request uses up

@@ -6,8 +6,10 @@
 import { createMiddleware } from 'hono/factory';
 import type { Db } from '@aim/supabase/db';
 import type { AuthedEnv } from '../../context.ts';
-import { authenticateApiKey, requireScope, type KeyRequirement } from '../../services/auth/authenticate-api-key.ts';
-import { limitAccount, routeClassOf } from '../rate-limit/index.ts';
+import { rateLimitRepository } from '../../repositories/rate-limit-repository.ts';
+import { primaryAccount } from '../../repositories/user-repository.ts';
+import { authenticateApiKey, requireScope, type KeyRequirement, type PrimaryKeyLookup } from '../../services/auth/authenticate-api-key.ts';
+import { ACCOUNT_PLACEHOLDER, limitAccount, primaryKeyLimit, routeClassOf } from '../rate-limit/index.ts';
 
 /**
  * `need`: the scope the route needs (`generate` for submits and uploads, `read` for reads, or
@@ -19,10 +21,23 @@ import { limitAccount, routeClassOf } from '../rate-limit/index.ts';
  * router.openapi(createRoute({ ..., security: apiKeySecurity, middleware: apiKeyAuth(deps, 'read') }), (c) => c.json(c.var.account, 200))
  */
 export function apiKeyAuth(deps: { db: Db }, need: KeyRequirement = 'primary') {
+  const rateLimits = rateLimitRepository(deps.db);
   return createMiddleware<AuthedEnv>(async (c, next) => {
-    const account = await authenticateApiKey(deps, c.req.header('authorization'));
+    const routeClass = routeClassOf(need, c.req.method);
+    // the primary key's limits are counted by the statement that looks it up (it has every
+    // scope, so requireScope cannot refuse it after the count)
+    const limit = primaryKeyLimit(c, routeClass);
+    const findPrimary: PrimaryKeyLookup | undefined =
+      limit &&
+      (async (key) => {
+        const found = await rateLimits.findPrimaryKeyCounting(key, { ...limit, accountPlaceholder: ACCOUNT_PLACEHOLDER });
+        if (!found) return undefined;
+        limit.settle(found.id, found.rows);
+        return primaryAccount(found);
+      });
+    const account = await authenticateApiKey(deps, c.req.header('authorization'), findPrimary);
     requireScope(account, need);
-    await limitAccount(c, account, routeClassOf(need, c.req.method), 'key');
+    if (account.keyId !== null || !limit) await limitAccount(c, account, routeClass, 'key');
     c.set('account', account);
     await next();
   });

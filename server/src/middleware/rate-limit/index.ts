@@ -7,14 +7,16 @@
  * One statement per request: `rateLimit` (before authentication) counts the address at once
  * when the request carries no credential; otherwise the authentication middleware calls
  * `limitAccount`, which counts the address with the key and account buckets in the same
- * statement. A credential that fails authentication is still counted for its address (after
- * the 401), so unauthenticated floods reach the address limit either way.
+ * statement, or, for the primary key, `primaryKeyLimit`, whose buckets are counted by the
+ * very statement that looks the key up (two statements per submit: that one and
+ * submit_task). A credential that fails authentication is still counted for its address
+ * (after the 401), so unauthenticated floods reach the address limit either way.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Db } from '@aim/supabase/db';
 import { ApiError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
-import { rateLimitRepository, type BucketCheck, type BucketCount } from '../../repositories/rate-limit-repository.ts';
+import { rateLimitRepository, type BucketCheck, type BucketCount, type BucketRow } from '../../repositories/rate-limit-repository.ts';
 import type { Account } from '../../repositories/user-repository.ts';
 import { SESSION_HEADER } from '../../services/auth/authenticate-session.ts';
 import { clientAddress } from './client-address.ts';
@@ -35,6 +37,9 @@ interface Bucket extends BucketCheck {
 interface RequestState {
   limits: RateLimits;
   check: (buckets: Bucket[]) => Promise<void>;
+  now: () => number;
+  /** `check` with the counts already taken (by the key lookup's statement). */
+  settle: (buckets: Bucket[], rows: readonly BucketRow[], windowStart: Date) => void;
   address?: Bucket;
   /** The address bucket still has to be counted (the request carries a credential). */
   pending: boolean;
@@ -85,8 +90,12 @@ export function rateLimit(deps: RateLimitDeps): MiddlewareHandler {
   async function check(c: Context, buckets: Bucket[]) {
     if (buckets.length === 0) return;
     const t = now();
-    const { start, resetSeconds } = windowOf(t);
-    const { allowed, counts } = await repo.hit(buckets, start);
+    const start = windowOf(t).start;
+    settle(c, buckets, await repo.hit(buckets, start), t);
+  }
+
+  function settle(c: Context, buckets: Bucket[], { allowed, counts }: { allowed: boolean; counts: BucketCount[] }, t: number) {
+    const { resetSeconds } = windowOf(t);
     sweep(t);
     if (!allowed) {
       const i = counts.findIndex((count) => count.used >= count.limit);
@@ -106,7 +115,9 @@ export function rateLimit(deps: RateLimitDeps): MiddlewareHandler {
     const address = clientAddress(c, deps.limits.trustProxyHops);
     const state: RequestState = {
       limits: deps.limits,
+      now,
       check: (buckets) => check(c, buckets),
+      settle: (buckets, rows, windowStart) => settle(c, buckets, countsOf(buckets, rows), Math.max(now(), windowStart.getTime())),
       address:
         address === undefined ? undefined : { kind: 'address', key: `address:${address.slice(0, 64)}`, limit: deps.limits.perAddress, holder: 'this address' },
       pending: false,
@@ -132,6 +143,28 @@ export function rateLimit(deps: RateLimitDeps): MiddlewareHandler {
   };
 }
 
+function accountBuckets(state: RequestState, accountId: string, keyId: string | null, routeClass: RouteClass, via: 'key' | 'session'): Bucket[] {
+  const l = state.limits;
+  const keyBucket = via === 'session' ? `session:${accountId}` : keyId ? `key:${keyId}` : `primary:${accountId}`;
+  const keyHolder = via === 'session' ? 'this dashboard session' : 'this API key';
+  const buckets: Bucket[] = [];
+  if (routeClass === 'submit') {
+    buckets.push({ kind: 'submit', key: `submit:${keyBucket}`, limit: l.submitPerKey, holder: keyHolder });
+    buckets.push({ kind: 'submit', key: `submit:account:${accountId}`, limit: l.submitPerAccount, holder: 'this account' });
+  } else if (routeClass === 'read') {
+    buckets.push({ kind: 'read', key: `read:${keyBucket}`, limit: l.readPerKey, holder: keyHolder });
+  } else {
+    buckets.push({ kind: 'account', key: `account:account:${accountId}`, limit: l.accountPerAccount, holder: 'this account' });
+  }
+  if (state.pending && state.address) buckets.push(state.address);
+  return buckets;
+}
+
+function countsOf(buckets: readonly Bucket[], rows: readonly BucketRow[]): { allowed: boolean; counts: BucketCount[] } {
+  const byKey = new Map(rows.map((r) => [r.key, r]));
+  return { allowed: rows[0]?.allowed ?? true, counts: buckets.map((b) => ({ key: b.key, limit: b.limit, used: byKey.get(b.key)?.used ?? 0 })) };
+}
+
 /**
  * The key's and the account's limits of the route's class (and the address's, when not
  * counted yet), in one statement. Called by the authentication middlewares once the
@@ -140,19 +173,41 @@ export function rateLimit(deps: RateLimitDeps): MiddlewareHandler {
 export async function limitAccount(c: Context, account: Account, routeClass: RouteClass, via: 'key' | 'session'): Promise<void> {
   const state = states.get(c);
   if (!state) return;
-  const l = state.limits;
-  const keyId = via === 'session' ? `session:${account.id}` : account.keyId ? `key:${account.keyId}` : `primary:${account.id}`;
-  const keyHolder = via === 'session' ? 'this dashboard session' : 'this API key';
-  const buckets: Bucket[] = [];
-  if (routeClass === 'submit') {
-    buckets.push({ kind: 'submit', key: `submit:${keyId}`, limit: l.submitPerKey, holder: keyHolder });
-    buckets.push({ kind: 'submit', key: `submit:account:${account.id}`, limit: l.submitPerAccount, holder: 'this account' });
-  } else if (routeClass === 'read') {
-    buckets.push({ kind: 'read', key: `read:${keyId}`, limit: l.readPerKey, holder: keyHolder });
-  } else {
-    buckets.push({ kind: 'account', key: `account:account:${account.id}`, limit: l.accountPerAccount, holder: 'this account' });
-  }
-  if (state.pending && state.address) buckets.push(state.address);
+  const buckets = accountBuckets(state, account.id, account.keyId, routeClass, via);
   state.pending = false;
   await state.check(buckets);
+}
+
+/** The placeholder the key lookup's statement replaces with the account's id in `PrimaryKeyLimit.keys`. */
+export const ACCOUNT_PLACEHOLDER = '{account}';
+
+/**
+ * `limitAccount` for the primary key, folded into the statement that looks the key up
+ * (rateLimitRepository.findPrimaryKeyCounting): the buckets with the account's id as
+ * ACCOUNT_PLACEHOLDER, and `settle`, which applies the counts that statement returned
+ * (throws the 429, or sets the headers) once the account is known. undefined in an app
+ * without `rateLimit`.
+ */
+export interface PrimaryKeyLimit {
+  keys: string[];
+  limits: number[];
+  windowStart: Date;
+  settle: (accountId: string, rows: readonly BucketRow[]) => void;
+}
+
+export function primaryKeyLimit(c: Context, routeClass: RouteClass): PrimaryKeyLimit | undefined {
+  const state = states.get(c);
+  if (!state) return undefined;
+  const templates = accountBuckets(state, ACCOUNT_PLACEHOLDER, null, routeClass, 'key');
+  const windowStart = windowOf(state.now()).start;
+  return {
+    keys: templates.map((b) => b.key),
+    limits: templates.map((b) => b.limit),
+    windowStart,
+    settle: (accountId, rows) => {
+      state.pending = false;
+      const buckets = templates.map((b) => ({ ...b, key: b.key.replaceAll(ACCOUNT_PLACEHOLDER, accountId) }));
+      state.settle(buckets, rows, windowStart);
+    },
+  };
 }

@@ -35,14 +35,17 @@ export function parseApiKey(header: string | undefined): string | undefined {
   return key || undefined;
 }
 
+/** Looks a primary key up (the default, userRepository.findByApiKey; the middleware folds its rate limit into it). */
+export type PrimaryKeyLookup = (apiKey: string) => Promise<Account | undefined>;
+
 /** The account owning the key in `authorization`, or a 401 ApiError. */
-export async function authenticateApiKey(deps: { db: Db }, authorization: string | undefined): Promise<Account> {
+export async function authenticateApiKey(deps: { db: Db }, authorization: string | undefined, findPrimary?: PrimaryKeyLookup): Promise<Account> {
   const key = parseApiKey(authorization);
   if (!key) throw new ApiError('missing_api_key', 'Missing API key');
   // A key with whitespace or control characters inside cannot exist: refuse without a query.
   if (key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) throw new ApiError('invalid_api_key', INVALID_KEY_MESSAGE);
   if (isNamedKeyForm(key)) return authenticateNamedKey(deps, key);
-  const account = await userRepository(deps.db).findByApiKey(key);
+  const account = await (findPrimary ?? userRepository(deps.db).findByApiKey)(key);
   if (!account) throw new ApiError('invalid_api_key', INVALID_KEY_MESSAGE);
   return account;
 }
