@@ -91,15 +91,17 @@ describe('local AI photos (real face models, CPU)', () => {
 
   afterAll(() => closeLocalFaceEngine());
 
-  it('upload: a verdict per photo, with the reason for a no-face picture, a group photo, a duplicate and an unreadable file', async () => {
+  it('upload: a verdict per photo, with the reason for a no-face picture, a group photo, a duplicate and an unreadable file, and a low-resolution warning', async () => {
     // three photos of one person are enough here (a lower minimum keeps the test short)
     const lenient = createLocalFaceEngine({ aiPhotos: { minPhotos: 3 } });
     const progress: EngineProgress[] = [];
-    const images = [...photos.slice(0, 3), await gradient(), await groupPhoto(), photos[1], Buffer.from('not an image')];
+    const lowResolution = await sharp(photos[2]).resize(420).jpeg().toBuffer();
+    expect((await sharp(lowResolution).metadata()).width).toBe(420);
+    const images = [...photos.slice(0, 3), await gradient(), await groupPhoto(), photos[1], Buffer.from('not an image'), lowResolution];
     const result = await lenient.run({ kind: 'ai-photo-upload', images: images.map(input), subject: SUBJECT }, (p) => progress.push(p), signal());
     expect(result).toMatchObject({ engine: 'local-face', method: 'face-check', simulated: false, layout: 'none', images: [] });
     expect(result.data).toEqual({
-      usable: 3,
+      usable: 4,
       photos: [
         { index: 0, ok: true },
         { index: 1, ok: true },
@@ -108,10 +110,11 @@ describe('local AI photos (real face models, CPU)', () => {
         { index: 4, ok: false, reason: 'several people' },
         { index: 5, ok: false, reason: 'duplicate photo', duplicate_of: 1 },
         { index: 6, ok: false, reason: 'unreadable' },
+        { index: 7, ok: true, warnings: ['low resolution (<512×512)'] },
       ],
     });
-    expect(result.note).toMatch(/3 of 7 usable/);
-    expectRising(progress, 7);
+    expect(result.note).toMatch(/4 of 8 usable/);
+    expectRising(progress, 8);
   });
 
   it('upload: fails saying how many photos are usable and why when fewer than 10 are', async () => {
@@ -195,8 +198,8 @@ describe('local AI photos (real face models, CPU)', () => {
       const progress: EngineProgress[] = [];
       const job = { kind: 'ai-photo-generate', identity, prompt: 'gracehop, film noir portrait', count: 4, width: 768, height: 1024, seed: 7 } as const;
       const result = await engine.run(job, (p) => progress.push(p), signal());
-      expect(result).toMatchObject({ engine: 'local-face', method: 'template-faceswap', simulated: false, layout: 'set', seed: 7, width: 768, height: 1024 });
-      expect(result.note).toMatch(/^Template-based: .*not a generative model/);
+      expect(result).toMatchObject({ engine: 'local-face', method: 'template-faceswap', simulated: true, layout: 'set', seed: 7, width: 768, height: 1024 });
+      expect(result.note).toMatch(/^Simulated, template-based: .*not a generative model/);
       expect(result.images).toHaveLength(4);
       expect(result.image).toBe(result.images[0]);
       for (const image of result.images) {

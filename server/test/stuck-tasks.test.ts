@@ -3,6 +3,7 @@ import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
 import { createApiApp } from '../src/app.ts';
 import { createLocalEngine } from '../src/engines/local/index.ts';
+import { createLocalFaceEngine } from '../src/engines/local-face/index.ts';
 import { createEngineRegistry } from '../src/services/tasks/engine-registry.ts';
 import { createTaskSweeper, taskSweepFromEnv } from '../src/workers/task-sweeper.ts';
 import { captureLogger, createUser, expectErrorBody, post, testConfig, type TestUser } from './helpers.ts';
@@ -206,6 +207,12 @@ describe.each(testDatabaseKinds())('simulated engines at submit time on %s', (ki
     }
     expect(await balanceOf(db, user.id)).toEqual(before);
     expect((await db.query('select 1 from public.tasks where user_id = $1', [user.id])).rows).toEqual([]);
+  });
+
+  it("counts the local face engine's template AI photos as simulated, its faceswap, upload and training as real", () => {
+    const engines = createEngineRegistry([createLocalFaceEngine()]);
+    expect(engines.isSimulated('ai-photo-generate')).toBe(true);
+    for (const kind of ['faceswap', 'ai-photo-upload', 'ai-photo-train'] as const) expect(engines.isSimulated(kind), kind).toBe(false);
   });
 
   it('accepts them with ALLOW_SIMULATED_ENGINES, in embedded mode, and for kinds a real engine runs', async () => {

@@ -57,6 +57,9 @@ export function createLocalFaceEngine(options: LocalFaceEngineOptions = {}): Eng
   return defineEngine({
     name: 'local-face',
     kinds: ['faceswap', 'ai-photo-upload', 'ai-photo-train', 'ai-photo-generate'],
+    // generation puts the trained face onto portrait templates: a stand-in for a generative
+    // model, so it says `simulated` and is sold outside embedded mode only with ALLOW_SIMULATED_ENGINES
+    simulatedKinds: ['ai-photo-generate'],
     async execute(job, report, signal): Promise<EngineResult> {
       if (job.kind === 'ai-photo-upload') return runUpload(job, aiPhotos, report, signal);
       if (job.kind === 'ai-photo-train') return runTrain(job, aiPhotos, report, signal);

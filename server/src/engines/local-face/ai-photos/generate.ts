@@ -36,7 +36,7 @@ import { analyseFaces, swapOnto } from './worker-calls.ts';
 type GenerateJob = Extract<EngineJob, { kind: 'ai-photo-generate' }>;
 
 const GENERATION_NOTE =
-  'Template-based: the trained face swapped onto public-domain portrait templates (mirrored, cut and colour-graded from the prompt); not a generative model, the prompt only chooses the grade and the framing.';
+  'Simulated, template-based: the trained face swapped onto public-domain portrait templates (mirrored, cut and colour-graded from the prompt); not a generative model, the prompt only chooses the grade and the framing.';
 
 /** Most photos one generation makes. */
 const MAX_COUNT = 8;
@@ -196,7 +196,7 @@ export async function runGenerate(job: GenerateJob, settings: AiPhotoSettings, r
   return {
     engine: 'local-face',
     method: 'template-faceswap',
-    simulated: false,
+    simulated: true,
     note: `${GENERATION_NOTE} Identity similarity to the trained person (cosine of face embeddings), template face → delivered photo: ${scores}.`,
     layout: 'set',
     image: images[0],

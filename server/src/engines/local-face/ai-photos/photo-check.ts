@@ -28,7 +28,13 @@ interface PhotoVerdict {
   reason?: string;
   /** The earlier photo with the same bytes, for `duplicate photo`. */
   duplicate_of?: number;
+  /** What makes a usable photo weaker, e.g. `low resolution (<512×512)` (the dashboard's warning, spec §5). */
+  warnings?: string[];
 }
+
+/** Under 512×512 pixels (spec §9: 262144) a photo is used but warned about. */
+const LOW_RESOLUTION_PIXELS = 512 * 512;
+const LOW_RESOLUTION_WARNING = 'low resolution (<512×512)';
 
 export interface CheckedPhoto {
   verdict: PhotoVerdict;
@@ -83,7 +89,8 @@ async function checkPhoto(
   if (!face) return rejected(index, 'no face found', scale);
   if (second && second.faceWidth >= face.faceWidth * SECOND_FACE_SHARE) return rejected(index, 'several people', scale);
   if (face.faceWidth * scale < limits.minFaceSize) return rejected(index, `face too small (under ${limits.minFaceSize} px)`, scale);
-  return { verdict: { index, ok: true }, face, aligned, scale };
+  const warnings = size.width * size.height < LOW_RESOLUTION_PIXELS ? [LOW_RESOLUTION_WARNING] : undefined;
+  return { verdict: { index, ok: true, ...(warnings && { warnings }) }, face, aligned, scale };
 }
 
 /** Checks `photos` one after the other (the face worker runs one request at a time anyway). */
