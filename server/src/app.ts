@@ -13,6 +13,7 @@ import { consoleLogger, type Logger } from './logger.ts';
 import { bodyLimit } from './middleware/body-limit/index.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler/index.ts';
 import { rateLimit, rateLimitsFromEnv, type RateLimits } from './middleware/rate-limit/index.ts';
+import type { UploadMemoryBudget } from './middleware/upload-limit/index.ts';
 import { requestLog } from './middleware/request-log/index.ts';
 import { metricsRoutes } from './observability/metrics-route.ts';
 import { openApiDocument } from './openapi/document.ts';
@@ -70,6 +71,8 @@ export function createApiApp(deps: {
   env?: ProviderEnv;
   /** Request rate limits (middleware/rate-limit). Default: from the environment (RATE_LIMIT_*_PER_MINUTE, TRUST_PROXY). */
   rateLimits?: RateLimits;
+  /** Upload bodies held at once (middleware/upload-limit). Default: the process's, from UPLOAD_MEMORY_BUDGET_MB and UPLOAD_CONCURRENCY_PER_ACCOUNT. */
+  uploadMemory?: UploadMemoryBudget;
 }): OpenAPIHono<AppEnv> {
   const ctx = { ...deps, log: deps.log ?? consoleLogger() };
   const billing = deps.billing ?? createBilling({ ...ctx, embedded: ctx.config.embedded });

@@ -12,9 +12,11 @@ import type { Db } from '@aim/supabase/db';
 import { testDatabaseKinds } from '@aim/supabase/testing';
 import { defineEngine } from '../src/engines/define-engine.ts';
 import { createLocalEngine } from '../src/engines/local/index.ts';
+import { createUploadMemoryBudget, uploadMemoryFromEnv, uploadMemoryOf } from '../src/middleware/upload-limit/index.ts';
 import { sweepExpiredUploads } from '../src/services/uploads/upload-quota.ts';
 import { createUploadSweeper } from '../src/workers/upload-sweeper.ts';
-import { captureLogger, createUser, expectErrorBody, type TestUser } from './helpers.ts';
+import { createApiApp } from '../src/app.ts';
+import { captureLogger, createUser, expectErrorBody, testConfig, type TestUser } from './helpers.ts';
 import { grantCredits, openTestDb, TEST_CELL_SIZE, taskHarness, type TaskHarness } from './support/tasks.ts';
 
 const MB = 1024 * 1024;
@@ -147,13 +149,52 @@ describe.each(testDatabaseKinds())('uploads authenticated and metered before the
     expect(await expectErrorBody(res)).toEqual({ msg: 'Image must be at most 10 MB', code: 'payload_too_large' });
   });
 
-  it('should answer 402 to /ai-photo-upload without the credits before reading (or decoding) a photo', async () => {
+  it.each([ROUTES[2], ROUTES[3]])('should answer 402 to $path without the credits before reading (or decoding) a byte of it', async (route) => {
     const poor = await createUser(db);
-    const body = countingBody(60 * MB, ROUTES[2].head);
-    const res = await send('/ai-photo-upload', body.stream, { 'content-type': 'application/json', authorization: poor.apiKey });
+    const body = countingBody(60 * MB, route.head);
+    const res = await send(route.path, body.stream, { 'content-type': route.type, authorization: poor.apiKey });
     expect(res.status).toBe(402);
     expect(await expectErrorBody(res)).toEqual({ msg: 'Not enough credits', code: 'insufficient_credits' });
     expect(body.pulled()).toBeLessThanOrEqual(CHUNK);
+  });
+
+  it('should hold at most two upload bodies of one account at once: the third is answered 429 before a byte is read', async () => {
+    const rich = await createUser(db);
+    await grantCredits(db, rich.id, 100);
+    // two uploads whose bodies stall after their first bytes (held by the server meanwhile)
+    const stalled = [0, 1].map(() => {
+      let finish = () => {};
+      const ended = new Promise<void>((resolve) => (finish = resolve));
+      let sent = false;
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (!sent) {
+            sent = true;
+            controller.enqueue(ROUTES[0].head);
+            return;
+          }
+          await ended;
+          controller.close();
+        },
+      });
+      return { finish, res: send('/upload', stream, { 'content-type': MULTIPART, authorization: rich.apiKey }) };
+    });
+    // both past authentication and holding their slots (each reserves the 10 MB limit: chunked)
+    const held = uploadMemoryOf({});
+    for (const deadline = Date.now() + 10_000; held.inUse() < 20 * MB && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(held.inUse()).toBeGreaterThanOrEqual(20 * MB);
+    const third = countingBody(MB, ROUTES[0].head);
+    const refused = await send('/upload', third.stream, { 'content-type': MULTIPART, authorization: rich.apiKey });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('2');
+    expect(await expectErrorBody(refused)).toEqual({ code: 'too_many_requests', msg: 'Too many uploads at once: at most 2 per account. Retry in 2 s.' });
+    expect(third.pulled()).toBeLessThanOrEqual(CHUNK);
+    // another account is not held up
+    expect((await uploadPng((await createUser(db)).apiKey, await smallPng(71))).status).toBe(200);
+    // the stalled bodies end (cut short: malformed), which frees the account's slots
+    for (const s of stalled) s.finish();
+    for (const s of stalled) expect((await s.res).status).toBe(400);
+    expect((await uploadPng(rich.apiKey, await smallPng(72))).status).toBe(200);
   });
 
   it('should answer the upload with its expires_at, a week ahead, and serve it with a day of cache (generated media: immutable)', async () => {
@@ -210,7 +251,22 @@ describe.each(testDatabaseKinds())('uploads authenticated and metered before the
 
   it('should count concurrent uploads once each: no more than the quota pass', async () => {
     const free = await createUser(db);
-    const answers = await Promise.all(Array.from({ length: 6 }, async (_, i) => (await uploadPng(free.apiKey, await smallPng(60 + i))).status));
+    // an app whose upload budget lets all six in at once (the default holds two per account)
+    const roomy = createApiApp({
+      db,
+      config: testConfig,
+      log: captureLogger(),
+      media: h.media,
+      engines: h.engines,
+      uploadMemory: createUploadMemoryBudget({ budgetBytes: 512 * MB, perAccount: 6 }),
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const form = new FormData();
+        form.append('image', new Blob([new Uint8Array(await smallPng(60 + i))]), 'photo.png');
+        return (await roomy.request('/upload', { method: 'POST', body: form, headers: { authorization: free.apiKey } })).status;
+      }),
+    );
     expect(answers.filter((s) => s === 200)).toHaveLength(3);
     expect(answers.filter((s) => s === 429)).toHaveLength(3);
   });
@@ -250,5 +306,34 @@ describe.each(testDatabaseKinds())('uploads authenticated and metered before the
     expect(rows.find((r) => r.key === fresh)?.expires_at).not.toBeNull();
     // a second sweep finds nothing
     expect(await sweepExpiredUploads({ db, media: h.media })).toEqual([]);
+  });
+});
+
+describe('the upload memory budget of an API process', () => {
+  it('reserves per account and in all, always lets one upload into an idle process, and frees on release (once)', () => {
+    const budget = createUploadMemoryBudget({ budgetBytes: 100, perAccount: 2 });
+    const a1 = budget.reserve('a', 60);
+    expect('release' in a1).toBe(true);
+    expect(budget.reserve('b', 50)).toEqual({ full: 'server' });
+    const b1 = budget.reserve('b', 40);
+    expect(budget.inUse()).toBe(100);
+    expect(budget.reserve('a', 1)).toEqual({ full: 'server' });
+    if (!('release' in a1) || !('release' in b1)) throw new Error('expected slots');
+    a1.release();
+    a1.release();
+    expect(budget.inUse()).toBe(40);
+    const a2 = budget.reserve('a', 10);
+    const a3 = budget.reserve('a', 10);
+    expect(budget.reserve('a', 10)).toEqual({ full: 'account' });
+    for (const slot of [a2, a3, b1]) if ('release' in slot) slot.release();
+    expect(budget.inUse()).toBe(0);
+    // one upload larger than the whole budget still fits an idle process
+    expect('release' in budget.reserve('c', 500)).toBe(true);
+  });
+
+  it('is set by UPLOAD_MEMORY_BUDGET_MB and UPLOAD_CONCURRENCY_PER_ACCOUNT', () => {
+    expect(uploadMemoryFromEnv({})).toEqual({ budgetBytes: 512 * MB, perAccount: 2 });
+    expect(uploadMemoryFromEnv({ UPLOAD_MEMORY_BUDGET_MB: '64', UPLOAD_CONCURRENCY_PER_ACCOUNT: '4' })).toEqual({ budgetBytes: 64 * MB, perAccount: 4 });
+    expect(() => uploadMemoryFromEnv({ UPLOAD_CONCURRENCY_PER_ACCOUNT: '0' })).toThrow(/UPLOAD_CONCURRENCY_PER_ACCOUNT/);
   });
 });

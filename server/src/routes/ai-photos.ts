@@ -13,7 +13,7 @@ import { createMiddleware } from 'hono/factory';
 import type { ApiDeps, AppEnv, AuthedEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { countedBodyLimit } from '../middleware/upload-limit/index.ts';
+import { countedBodyLimit, uploadMemoryOf, uploadMemorySlot, type UploadMemoryDeps } from '../middleware/upload-limit/index.ts';
 import { apiKeySecurity, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import {
@@ -159,7 +159,7 @@ const fromParentErrors = (what: string, conflict: string) => ({
   409: errorRef(`The task is not ${what}, has not finished successfully, or has expired.`, conflict, 'conflict'),
 });
 
-type AiPhotoDeps = ApiDeps & TaskDeps & { media: MediaStore };
+type AiPhotoDeps = ApiDeps & TaskDeps & UploadMemoryDeps & { media: MediaStore };
 
 /** POST /ai-photo-upload, with its own body limit: mount it before the app-wide one. */
 export function aiPhotoUploadRoutes(deps: AiPhotoDeps) {
@@ -188,7 +188,7 @@ export function aiPhotoUploadRoutes(deps: AiPhotoDeps) {
         `Once it finished, the upload can be trained on with POST /ai-photo-train for ${days(UPLOAD_TTL_MS)} days (its expires_at); its result says which photos can be used.`,
       security: apiKeySecurity,
       // the key and the balance from the headers, before a byte of the body is read
-      middleware: [apiKeyAuth(deps, 'generate'), canPay, uploadLimit] as const,
+      middleware: [apiKeyAuth(deps, 'generate'), canPay, uploadMemorySlot(uploadMemoryOf(deps), AI_PHOTO_UPLOAD_MAX_BODY_BYTES), uploadLimit] as const,
       request: { body: jsonBody(AiPhotoUploadRequest) },
       responses: {
         200: jsonResponse(TaskIdResponse, 'The photos were stored, the task created and its price held; follow it with POST /fetch.'),

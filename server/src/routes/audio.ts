@@ -11,7 +11,7 @@ import type { ApiDeps } from '../context.ts';
 import { DEFAULT_SUNO_MODEL, DEFAULT_UDIO_MODEL, SUNO_MODELS, UDIO_MODELS } from '../engines/jobs/audio.ts';
 import { ApiError } from '../errors.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { declaredLengthLimit, uploadQuotaGate } from '../middleware/upload-limit/index.ts';
+import { declaredLengthLimit, uploadMemoryOf, uploadMemorySlot, uploadQuotaGate, type UploadMemoryDeps } from '../middleware/upload-limit/index.ts';
 import { apiKeySecurity, authedErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { priceOf } from '../services/pricing/catalog.ts';
@@ -262,7 +262,7 @@ export function audioRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   return router;
 }
 
-export function audioUploadRoutes(deps: ApiDeps & UploadDeps & { media: MediaStore }) {
+export function audioUploadRoutes(deps: ApiDeps & UploadDeps & UploadMemoryDeps & { media: MediaStore }) {
   const router = createRouter();
 
   // POST /upload-audio – store an audio file, answer its URL
@@ -282,6 +282,7 @@ export function audioUploadRoutes(deps: ApiDeps & UploadDeps & { media: MediaSto
         apiKeyAuth(deps, 'generate'),
         declaredLengthLimit({ maxSize: MAX_AUDIO_BODY, tooLarge: audioTooLarge }),
         uploadQuotaGate(deps, MULTIPART_OVERHEAD),
+        uploadMemorySlot(uploadMemoryOf(deps), MAX_AUDIO_BODY),
       ] as const,
       request: {
         body: {

@@ -8,10 +8,12 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { ApiDeps, AppEnv } from '../context.ts';
+import { createMiddleware } from 'hono/factory';
+import type { ApiDeps, AppEnv, AuthedEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { countedBodyLimit } from '../middleware/upload-limit/index.ts';
+import { countedBodyLimit, uploadMemoryOf, uploadMemorySlot, type UploadMemoryDeps } from '../middleware/upload-limit/index.ts';
+import { assertCanCreateTask } from '../services/tasks/create-task.ts';
 import { apiKeySecurity, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
@@ -170,7 +172,7 @@ const SeedRequest = z
   .object({ task_id: TaskId('A finished task of yours with images.'), ...hooks })
   .openapi('V1SeedRequest', { example: { task_id: EXAMPLE_PARENT_ID } });
 
-type Deps = ApiDeps & TaskDeps & { media: MediaStore };
+type Deps = ApiDeps & TaskDeps & UploadMemoryDeps & { media: MediaStore };
 
 const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
 
@@ -183,6 +185,11 @@ export function inpaintRoutes(deps: Deps) {
     maxSize: INPAINT_MAX_BODY_BYTES,
     tooLarge: () => new ApiError('payload_too_large', INPAINT_TOO_LARGE_MESSAGE),
   });
+  // the price from the headers: an account that cannot pay is answered before the mask is read
+  const canPay = createMiddleware<AuthedEnv>(async (c, next) => {
+    await assertCanCreateTask(deps, c.var.account, { type: 'inpaint' });
+    await next();
+  });
 
   // POST /inpaint – Vary (Region): redraw the masked region of an upscaled image
   router.openapi(
@@ -193,7 +200,7 @@ export function inpaintRoutes(deps: Deps) {
       summary: 'Inpaint (Vary Region)',
       description: `A grid of four with the masked region of an upscaled image redrawn (task type inpaint). ${costs('inpaint')}`,
       security: apiKeySecurity,
-      middleware: [apiKeyAuth(deps, 'generate'), limit] as const,
+      middleware: [apiKeyAuth(deps, 'generate'), canPay, uploadMemorySlot(uploadMemoryOf(deps), INPAINT_MAX_BODY_BYTES), limit] as const,
       request: { body: jsonBody(InpaintRequest) },
       responses: {
         200: submitted,

@@ -9,7 +9,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { declaredLengthLimit, uploadQuotaGate } from '../middleware/upload-limit/index.ts';
+import { declaredLengthLimit, uploadMemoryOf, uploadMemorySlot, uploadQuotaGate, type UploadMemoryDeps } from '../middleware/upload-limit/index.ts';
 import { apiKeySecurity, authedErrorResponses, errorExample, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import { MAX_UPLOAD_BYTES, UPLOAD_TOO_LARGE_MESSAGE, UPLOAD_TYPE_MESSAGE, uploadImage } from '../services/tasks/upload-image.ts';
@@ -54,7 +54,7 @@ const rateLimited = (authedErrorResponses as Partial<Record<number, { descriptio
 /** The 429s of an upload: the app's rate limits, and a free account over its daily upload quota (shared with POST /upload-audio). */
 export const uploadQuotaError = { ...rateLimited, ...quotaRef, description: [rateLimited?.description, quotaRef.description].filter(Boolean).join(' ') };
 
-export function uploadRoutes(deps: ApiDeps & UploadDeps & { media: MediaStore }) {
+export function uploadRoutes(deps: ApiDeps & UploadDeps & UploadMemoryDeps & { media: MediaStore }) {
   const router = createRouter();
 
   // POST /upload – store an image, answer its URL
@@ -70,7 +70,12 @@ export function uploadRoutes(deps: ApiDeps & UploadDeps & { media: MediaStore })
         `Accounts without a plan can upload ${DEFAULT_UPLOAD_POLICY.freeCount} files (${DEFAULT_UPLOAD_POLICY.freeBytes / 1024 / 1024} MB) a day.`,
       security: apiKeySecurity,
       // the key and the quota from the headers, before a byte of the body is read
-      middleware: [apiKeyAuth(deps, 'generate'), declaredLengthLimit({ maxSize: MAX_BODY, tooLarge }), uploadQuotaGate(deps, MULTIPART_OVERHEAD)] as const,
+      middleware: [
+        apiKeyAuth(deps, 'generate'),
+        declaredLengthLimit({ maxSize: MAX_BODY, tooLarge }),
+        uploadQuotaGate(deps, MULTIPART_OVERHEAD),
+        uploadMemorySlot(uploadMemoryOf(deps), MAX_BODY),
+      ] as const,
       request: {
         body: {
           required: true,
