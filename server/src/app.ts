@@ -12,6 +12,7 @@ import { ApiError } from './errors.ts';
 import { consoleLogger, type Logger } from './logger.ts';
 import { bodyLimit } from './middleware/body-limit/index.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler/index.ts';
+import { drainOrClose } from '@aim/supabase/http';
 import { rateLimit, rateLimitsFromEnv, type RateLimits } from './middleware/rate-limit/index.ts';
 import type { UploadMemoryBudget } from './middleware/upload-limit/index.ts';
 import { requestLog } from './middleware/request-log/index.ts';
@@ -86,6 +87,9 @@ export function createApiApp(deps: {
   };
   const app = createRouter();
 
+  // a refusal's unread body: drained (so the client reads the answer) by at most a few requests
+  // at once, else the answer closes the connection (a flood of big bodies costs no CPU)
+  app.use(drainOrClose());
   app.use(requestId());
   app.use(requestLog(ctx.log));
   app.use(

@@ -224,13 +224,19 @@ async function withClient<T>(
  * and LISTEN reconnects by itself (pg-listener.ts). While the server is away (a restart) each
  * call fails fast with a connection error (`isConnectionError`) and the next one connects
  * again: callers retry with backoff. A statement the server refuses (a RAISE, a conflict) gives
- * its client back to the pool: only a broken session is replaced. `close()` first waits for the calls in flight and for
+ * its client back to the pool: only a broken session is replaced. An idle connection is kept
+ * for `idleTimeoutMs` (default 5 minutes; node-postgres's own 10 s would close a quiet
+ * process's connections between two bursts and open new sessions for the next, a PostgreSQL
+ * fork each). `close()` first waits for the calls in flight and for
  * those their handlers start right after (a task event handler writing its outbox row), so
  * a graceful stop never ends the pool under them.
  */
-export async function openPostgres(connectionString: string, opts: { max?: number; log?: (line: string) => void; closeTimeoutMs?: number } = {}): Promise<Db> {
+export async function openPostgres(
+  connectionString: string,
+  opts: { max?: number; log?: (line: string) => void; closeTimeoutMs?: number; idleTimeoutMs?: number } = {},
+): Promise<Db> {
   const log = opts.log ?? ((line: string) => console.error(`[db] ${line}`));
-  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, types, connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10, types, connectionTimeoutMillis: 10_000, idleTimeoutMillis: opts.idleTimeoutMs ?? 300_000 });
   // Emitted for an idle client whose connection dropped; unhandled, it would crash the process.
   pool.on('error', (error) => log(`idle connection lost: ${error.message}`));
   // Fail fast on a bad URL instead of at the first request.

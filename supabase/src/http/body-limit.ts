@@ -4,6 +4,12 @@
  * answering and closing while they still write resets the connection, and they report a
  * broken pipe instead of the message. So a body over the limit is read and discarded (up to
  * a bound) before the 413 is answered; only past that bound is the connection given up.
+ *
+ * Reading costs CPU, so a process drains at most MAX_CONCURRENT_DRAINS bodies at once (here
+ * and after a refusal: `drainOrClose`); past that a refusal is answered with `Connection:
+ * close` and the rest of the body is not read. A flood of large hostile bodies then costs one
+ * read of its headers each, while an ordinary client's occasional oversized body still gets a
+ * readable answer.
  */
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
@@ -12,6 +18,58 @@ const MiB = 1024 * 1024;
 // Reading a few times the limit costs little (nothing is kept); past that, closing is cheaper.
 const DRAIN_FACTOR = 4;
 const MIN_DRAIN_BYTES = 16 * MiB;
+
+/** Bodies one process reads and discards at once; more are refused with Connection: close. */
+const MAX_CONCURRENT_DRAINS = 4;
+let draining = 0;
+
+/** Takes a drain slot: its release, or undefined when MAX_CONCURRENT_DRAINS are taken. */
+function drainSlot(): (() => void) | undefined {
+  if (draining >= MAX_CONCURRENT_DRAINS) return undefined;
+  draining += 1;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    draining -= 1;
+  };
+}
+
+/** Bodies being drained now (tests). */
+export function drainsInProgress(): number {
+  return draining;
+}
+
+interface NodeIncoming {
+  readableEnded: boolean;
+  destroyed: boolean;
+  once(event: 'close' | 'end', listener: () => void): unknown;
+}
+
+/**
+ * After the answer of a request whose body was not read to its end (a refusal from the
+ * headers: 401, 402, 413, 429...): @hono/node-server then reads and discards what is left (up
+ * to 64 MB or 500 ms) so the client can read the answer. That read takes a drain slot; with
+ * none free the answer carries `Connection: close` and nothing more is read. Only under
+ * @hono/node-server (c.env.incoming); a no-op in-process.
+ *
+ * @example
+ * app.use(drainOrClose())
+ */
+export function drainOrClose() {
+  return createMiddleware(async (c, next) => {
+    await next();
+    const incoming = (c.env as { incoming?: NodeIncoming } | undefined)?.incoming;
+    if (!incoming || incoming.readableEnded || incoming.destroyed || c.req.method === 'GET' || c.req.method === 'HEAD') return;
+    const release = drainSlot();
+    if (!release) {
+      c.res.headers.set('Connection', 'close');
+      return;
+    }
+    incoming.once('end', release);
+    incoming.once('close', release);
+  });
+}
 
 /** How many bytes of an oversized body are read and discarded before answering 413. */
 function drainLimit(maxSize: number): number {
@@ -36,6 +94,21 @@ async function discard(reader: ReadableStreamDefaultReader<Uint8Array>, seen: nu
   }
 }
 
+/** `discard` in a drain slot, or, with none free, the answer closes the connection. */
+async function discardOrClose(c: Context, reader: ReadableStreamDefaultReader<Uint8Array>, seen: number, limit: number): Promise<void> {
+  const release = drainSlot();
+  if (!release) {
+    c.header('Connection', 'close');
+    await reader.cancel().catch(() => {});
+    return;
+  }
+  try {
+    await discard(reader, seen, limit);
+  } finally {
+    release();
+  }
+}
+
 /**
  * Bodies over `maxSize` bytes are answered by `tooLarge` (which may also throw, for an app's
  * error handler) once the rest of the body has been read, so the client is listening when the
@@ -55,7 +128,8 @@ export function readableBodyLimit(options: { maxSize: number; tooLarge: (c: Cont
     if (declared !== undefined && !c.req.raw.headers.has('transfer-encoding')) {
       const length = Number(declared);
       if (!(length > maxSize)) return next();
-      if (length <= limit) await discard(body.getReader(), 0, limit);
+      // past the drain bound: answered at once (drainOrClose decides about what still comes)
+      if (length <= limit) await discardOrClose(c, body.getReader(), 0, limit);
       return tooLarge(c);
     }
     const reader = body.getReader();
@@ -66,7 +140,7 @@ export function readableBodyLimit(options: { maxSize: number; tooLarge: (c: Cont
       if (done) break;
       size += value.length;
       if (size > maxSize) {
-        await discard(reader, size, limit);
+        await discardOrClose(c, reader, size, limit);
         return tooLarge(c);
       }
       chunks.push(value);
