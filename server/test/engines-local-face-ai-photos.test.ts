@@ -22,7 +22,6 @@ interface StoredIdentity {
 
 const COLLINS = readFileSync(new URL('./fixtures/faces/eileen-collins.jpg', import.meta.url));
 const HOPPER = readFileSync(new URL('./fixtures/faces/grace-hopper.jpg', import.meta.url));
-const COLLINS_TEMPLATE = readFileSync(new URL('../assets/ai-photo-templates/eileen-collins.jpg', import.meta.url));
 const SUBJECT = { gender: 'female', ethnicity: 'white', age: 70 } as const;
 
 const input = (data: Buffer): ImageInput => ({ url: 'https://example.test/photo', data, contentType: 'image/jpeg' });
@@ -156,7 +155,7 @@ describe('local AI photos (real face models, CPU)', () => {
       expect(trigger_word).toBe('gracehop');
       expect(stored).toMatchObject({
         kept: 10,
-        rejected: [{ index: 10, reason: expect.stringMatching(/^different person \(median similarity 0\.[0-6]\d\)$/) }],
+        rejected: [{ index: 10, reason: expect.stringMatching(/^different person \(similarity 0\.[0-6]\d to the others, under 0\.65\)$/) }],
       });
       const { profile } = stored;
       expect(profile.centroid).toHaveLength(1024);
@@ -194,12 +193,21 @@ describe('local AI photos (real face models, CPU)', () => {
       expect([notEnough.code, notEnough.message]).toEqual(['invalid_input', 'At least 10 photos of the same person are needed to train; 9 were given.']);
     });
 
-    it('generate: count labelled photos of the asked size, the trained face swapped onto templates of someone else, the same for a seed', async () => {
+    it('generate: count labelled photos of the asked size, the trained face swapped onto templates of other women, the same for a seed', async () => {
       const progress: EngineProgress[] = [];
-      const job = { kind: 'ai-photo-generate', identity, prompt: 'gracehop, film noir portrait', count: 4, width: 768, height: 1024, seed: 7 } as const;
+      // a woman of 70: Grace Hopper's own portrait fits her best, and is skipped as already showing her
+      const job = {
+        kind: 'ai-photo-generate',
+        identity,
+        prompt: 'gracehop, film noir portrait in uniform',
+        count: 4,
+        width: 768,
+        height: 1024,
+        seed: 7,
+      } as const;
       const result = await engine.run(job, (p) => progress.push(p), signal());
       expect(result).toMatchObject({ engine: 'local-face', method: 'template-faceswap', simulated: true, layout: 'set', seed: 7, width: 768, height: 1024 });
-      expect(result.note).toMatch(/^Simulated, template-based: .*not a generative model/);
+      expect(result.note).toMatch(/^Simulated, template-based: .*Not a generative model/);
       expect(result.images).toHaveLength(4);
       expect(result.image).toBe(result.images[0]);
       for (const image of result.images) {
@@ -209,19 +217,25 @@ describe('local AI photos (real face models, CPU)', () => {
       const generation = result.data?.generation as {
         grade: string;
         template_ids: string[];
+        templates: { gender: string; credit: string }[];
         skipped_templates: string[];
         identity_scores: { before: number; after: number }[];
       };
       expect(generation.grade).toBe('noir');
-      // Grace Hopper's own portraits already show her: skipped, the four photos use Eileen Collins' portraits
-      expect(generation.skipped_templates.sort()).toEqual(['hopper', 'hopper-close', 'hopper-close-mirror', 'hopper-mirror']);
+      expect(generation.skipped_templates).toEqual(['grace-hopper']);
+      // four different templates, all of women, none mirrored, each credited
       expect(new Set(generation.template_ids).size).toBe(4);
+      expect(generation.template_ids.some((id) => /mirror/.test(id))).toBe(false);
+      for (const template of generation.templates) {
+        expect(template.gender).toBe('female');
+        expect(template.credit).toMatch(/CC BY 4\.0|Public domain/);
+      }
       for (const score of generation.identity_scores) expect(score.after).toBeGreaterThan(score.before + 0.1);
 
-      // measured independently: the delivered photo is nearer Grace Hopper than the template was
+      // measured independently: the delivered photo is nearer Grace Hopper than its template was
       const [person, template, delivered] = await Promise.all([
         embedLargestFace(photos[0]),
-        embedLargestFace(COLLINS_TEMPLATE),
+        embedLargestFace(readFileSync(new URL(`../assets/ai-photo-templates/${generation.template_ids[0]}.jpg`, import.meta.url))),
         embedLargestFace(bytes(result.images[0])),
       ]);
       if (!person || !template || !delivered) throw new Error('a face was not detected');
@@ -241,7 +255,7 @@ describe('local AI photos (real face models, CPU)', () => {
       // photo i depends on the seed and i only: a shorter run repeats the first photos byte for byte
       const again = await engine.run({ ...job, count: 2 }, () => {}, signal());
       expect(again.images.map(digest)).toEqual(result.images.slice(0, 2).map(digest));
-    }, 60_000);
+    }, 90_000);
 
     it('generate: fails cleanly for a model trained by another engine or without an identity profile', async () => {
       const job = { kind: 'ai-photo-generate', prompt: 'portrait', count: 4, seed: 1 } as const;

@@ -1,10 +1,13 @@
 /**
  * @module ai-photo-generate on the local face engine (local-engine.md §4): a real face swap of
- * the trained person onto portrait templates, not a generative model. Per photo: a template
- * (seeded order; skipped when its own face already is the person), framed to the asked size;
- * the reference crop whose pose and mouth match its face best; the swap; a colour grade from
- * the prompt and a visible label; the identity measured on the delivered picture. Photo i
- * depends only on the seed, the prompt, the size and i, so a seed repeats its photos.
+ * the trained person onto portrait templates, not a generative model. The templates are picked
+ * for the subject (gender, age, skin tone) and the prompt (scene, clothing, expression,
+ * framing; see templates.ts), each at most once a batch while others match. Per photo: the
+ * template cut to its framing (skipped when its own face already is the person); the reference
+ * crop whose pose and mouth match its face best; the swap at the template's own resolution;
+ * the result framed to the asked size; a colour grade and light from the prompt and a visible
+ * label; the identity measured on the delivered picture. Photo i depends only on the seed, the
+ * prompt, the subject, the size and i, so a seed repeats its photos.
  */
 import { randomInt } from 'node:crypto';
 import { throwIfAborted } from '../../define-engine.ts';
@@ -24,45 +27,26 @@ import type { RgbImage } from '../protocol.ts';
 import type { Region } from '../warp.ts';
 import { chooseReference, type FacePose } from './choose-reference.ts';
 import { frameTemplate, MAX_SIDE, outputSize } from './framing.ts';
-import { gradeAndLabel, gradeFor } from './grades.ts';
+import { gradeAndLabel, gradeFor, lightFor, lightVariant } from './grades.ts';
 import { SAME_PERSON_THRESHOLD } from './identity.ts';
 import { labelText } from './label.ts';
 import { cropImage } from './pixels.ts';
 import { type IdentityProfile, readIdentity, round } from './profile.ts';
 import type { AiPhotoSettings } from './settings.ts';
-import { type AnalysedTemplate, analysedTemplate, TEMPLATE_VARIANTS } from './templates.ts';
+import { type AnalysedTemplate, analysedTemplate, planTemplates, promptWish, skinToneOf, type TemplateChoice, templateCatalogue } from './templates.ts';
 import { analyseFaces, swapOnto } from './worker-calls.ts';
 
 type GenerateJob = Extract<EngineJob, { kind: 'ai-photo-generate' }>;
 
 const GENERATION_NOTE =
-  'Simulated, template-based: the trained face swapped onto public-domain portrait templates (mirrored, cut and colour-graded from the prompt); not a generative model, the prompt only chooses the grade and the framing.';
+  "Simulated, template-based: the trained face swapped onto openly licensed portrait templates (Face Research Lab London Set, CC BY 4.0; NASA portraits, public domain) chosen for the subject's gender, age and skin tone and the prompt's scene, clothing, expression and framing; the prompt also sets the colour grade and light. Not a generative model: bodies, hair, clothes and backgrounds are the templates'.";
 
 /** Most photos one generation makes. */
 const MAX_COUNT = 8;
-/** Each time the templates run out, the next round cuts this much closer. */
-const REPEAT_ZOOM = 0.12;
 
 interface ReferenceFace {
   image: RgbImage;
   mesh: Point[];
-}
-
-/** The usable templates in the seed's order; a prompt asking for a close-up or a wider portrait puts those first. */
-function orderTemplates(templates: readonly AnalysedTemplate[], prompt: string, seed: number): AnalysedTemplate[] {
-  const stream = new HashStream('ai-photo-templates', seed);
-  const shuffled = [...templates];
-  for (let i = shuffled.length - 1; i > 0; i -= 1) {
-    const j = stream.int(0, i);
-    [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
-  }
-  const preferred = /\b(close[- ]?up|headshot|face)\b/i.test(prompt)
-    ? 'close'
-    : /\b(half[- ]body|upper body|waist|full[- ]length|wide)\b/i.test(prompt)
-      ? 'portrait'
-      : undefined;
-  if (!preferred) return shuffled;
-  return [...shuffled.filter((t) => t.variant.framing === preferred), ...shuffled.filter((t) => t.variant.framing !== preferred)];
 }
 
 function normalised(vector: readonly number[]): number[] {
@@ -145,65 +129,106 @@ export async function runGenerate(job: GenerateJob, settings: AiPhotoSettings, r
   const identity = normalised(profile.centroid);
   report({ percentage: 2, status: 'processing' });
 
-  const templates: { template: AnalysedTemplate; before: number }[] = [];
-  for (const variant of TEMPLATE_VARIANTS) {
-    const template = await analysedTemplate(variant, signal);
-    templates.push({ template, before: cosineSimilarity(template.face.embedding, identity) });
-  }
-  // a template showing this very person would "succeed" without any swap: leave it out
-  const skipped = templates.filter(({ before }) => before >= SAME_PERSON_THRESHOLD).map(({ template }) => template.variant.id);
-  const usable = templates.filter(({ before }) => before < SAME_PERSON_THRESHOLD);
-  if (usable.length === 0) {
+  const wish = promptWish(job.prompt);
+  const light = lightFor(job.prompt);
+  const subject = { ...job.identity.subject, skinTone: skinToneOf(profile.skin_tone.rgb) };
+  // planned for the most photos a run makes, so photo i does not depend on the count asked
+  const plan = planTemplates(templateCatalogue(), subject, job.prompt, seed, MAX_COUNT);
+  let cursor = 0;
+  const skipped = new Set<string>();
+  /** The next planned template whose face is not already the trained person's. */
+  async function nextTemplate(): Promise<{ choice: TemplateChoice; template: AnalysedTemplate; before: number }> {
+    while (cursor < plan.length) {
+      const choice = plan[cursor];
+      cursor += 1;
+      if (skipped.has(choice.entry.id)) continue;
+      const template = await analysedTemplate(choice.entry, choice.framing, signal);
+      const before = cosineSimilarity(template.face.embedding, identity);
+      // a template showing this very person would "succeed" without any swap: leave it out
+      if (before >= SAME_PERSON_THRESHOLD) {
+        skipped.add(choice.entry.id);
+        continue;
+      }
+      return { choice, template, before };
+    }
     throw new EngineError('invalid_input', 'No portrait template can be used: every template already shows this person.', { retryable: false });
   }
-  const before = new Map(usable.map(({ template, before: score }) => [template.variant.id, score]));
-  const order = orderTemplates(
-    usable.map(({ template }) => template),
-    job.prompt,
-    seed,
-  );
   report({ percentage: 5 });
 
   const matchReference = referencePool(job.identity, profile, settings, signal);
   const step = 90 / count;
   const images: EngineImage[] = [];
-  const generation = { template_ids: [] as string[], reference_images: [] as number[], identity_scores: [] as { before: number; after: number | null }[] };
+  const generation = {
+    template_ids: [] as string[],
+    templates: [] as Record<string, unknown>[],
+    reference_images: [] as number[],
+    identity_scores: [] as { before: number; after: number | null }[],
+  };
 
   for (let i = 0; i < count; i += 1) {
     throwIfAborted(signal);
-    const template = order[i % order.length];
-    // each time the templates run out: cut closer and take the next-best reference
-    const lap = Math.floor(i / order.length);
-    const framed = await frameTemplate(template.image, template.face, width, height, 1 + REPEAT_ZOOM * lap);
+    const { choice, template, before } = await nextTemplate();
     const { pose, mouthGap } = template.face;
-    const reference = await matchReference({ yaw: pose.yaw, pitch: pose.pitch, mouthGap }, new HashStream('ai-photo-generate', seed, i), lap);
+    const reference = await matchReference({ yaw: pose.yaw, pitch: pose.pitch, mouthGap }, new HashStream('ai-photo-generate', seed, i), choice.variant);
     report({ percentage: 5 + step * (i + 0.35) });
-    const swapped = await swapOnto({ source: reference.face.image, sourceMesh: reference.face.mesh, target: framed.image, targetMesh: framed.mesh }, signal);
+    // the swap at the template's own resolution, then the whole picture framed: face and body stay alike in sharpness
+    const swapped = await swapOnto(
+      { source: reference.face.image, sourceMesh: reference.face.mesh, target: template.image, targetMesh: template.face.mesh },
+      signal,
+    );
+    const framed = await frameTemplate(swapped, template.face, width, height);
     report({ percentage: 5 + step * (i + 0.6) });
-    const data = await gradeAndLabel(swapped, grade, labelText(i), settings.format);
+    const photoLight = lightVariant(light, choice.variant);
+    const data = await gradeAndLabel(framed.image, grade, labelText(i), settings.format, photoLight);
     report({ percentage: 5 + step * (i + 0.75) });
     const after = await scoreDelivered(data, framed.mesh, identity, settings, signal);
     images.push({ source: 'buffer', data, contentType: settings.format === 'png' ? 'image/png' : 'image/jpeg', width, height });
-    generation.template_ids.push(template.variant.id);
+    const { entry } = choice;
+    generation.template_ids.push(entry.id);
+    generation.templates.push({
+      id: entry.id,
+      framing: choice.framing,
+      light: photoLight,
+      repeat: choice.variant,
+      gender: entry.gender,
+      age_band: entry.age_band,
+      skin_tone: entry.skin_tone,
+      scene: entry.scene,
+      clothing: entry.clothing,
+      credit: `${entry.source.subject}; ${entry.source.collection}, ${entry.source.author}; ${entry.source.licence}`,
+    });
     generation.reference_images.push(reference.position);
-    generation.identity_scores.push({ before: round(before.get(template.variant.id) ?? 0, 3), after: after === null ? null : round(after, 3) });
+    generation.identity_scores.push({ before: round(before, 3), after: after === null ? null : round(after, 3) });
     report({ percentage: 5 + step * (i + 1) });
   }
 
   const scores = generation.identity_scores
     .map(({ before: b, after: a }) => `${b.toFixed(2)} → ${a === null ? 'no face re-detected' : a.toFixed(2)}`)
     .join(', ');
+  const unshown =
+    wish.unmatched.length > 0 ? ` No template shows ${wish.unmatched.join(', ')}: the closest portraits (plain studio backgrounds) were used.` : '';
   return {
     engine: 'local-face',
     method: 'template-faceswap',
     simulated: true,
-    note: `${GENERATION_NOTE} Identity similarity to the trained person (cosine of face embeddings), template face → delivered photo: ${scores}.`,
+    note: `${GENERATION_NOTE}${unshown} Identity similarity to the trained person (cosine of face embeddings), template face → delivered photo: ${scores}.`,
     layout: 'set',
     image: images[0],
     images,
     seed,
     width,
     height,
-    data: { generation: { method: 'template-faceswap', note: GENERATION_NOTE, grade, ...generation, skipped_templates: skipped } },
+    data: {
+      generation: {
+        method: 'template-faceswap',
+        note: GENERATION_NOTE,
+        grade,
+        light,
+        subject: { gender: subject.gender, age: subject.age, ethnicity: subject.ethnicity, skin_tone: subject.skinTone },
+        prompt_match: wish,
+        ...generation,
+        skipped_templates: [...skipped],
+      },
+    },
   };
 }

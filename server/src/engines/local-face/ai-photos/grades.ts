@@ -1,7 +1,8 @@
 /**
  * @module Colour grades for generated AI photos, chosen from the prompt's words (first listed
  * match wins): noir, vintage (sepia), cyberpunk (neon), cinematic, business, or a light
- * default: sharp's recomb, modulate and linear, a vignette, then the label on top.
+ * default; then the light the prompt asks for (bright, warm, soft, low) and, for a repeated
+ * template, a light variant: sharp's recomb, modulate and linear, a vignette, the label on top.
  */
 import sharp, { type Matrix3x3, type OverlayOptions, type Sharp } from 'sharp';
 import type { RgbImage } from '../protocol.ts';
@@ -19,6 +20,42 @@ const GRADE_WORDS: readonly [RegExp, GradeName][] = [
 
 export function gradeFor(prompt: string): GradeName {
   return GRADE_WORDS.find(([words]) => words.test(prompt))?.[1] ?? 'default';
+}
+
+export type LightName = 'bright' | 'warm' | 'soft' | 'low' | 'even';
+
+const LIGHT_WORDS: readonly [RegExp, LightName][] = [
+  [/\b(bright|sunny|sunlit|airy|high[- ]key|daylight|well[- ]lit)\b/i, 'bright'],
+  [/\b(warm|golden|sunset|candle\w*)\b/i, 'warm'],
+  [/\b(soft|diffused?|gentle|dreamy)\b/i, 'soft'],
+  [/\b(dark|dim|low[- ]key|night|shadowy)\b/i, 'low'],
+];
+
+/** The light the prompt asks for; `even` when it names none. */
+export function lightFor(prompt: string): LightName {
+  return LIGHT_WORDS.find(([words]) => words.test(prompt))?.[1] ?? 'even';
+}
+
+/** The light of a repeated template's `variant` (0: as asked): the next light in turn, so a repeat never looks the same. */
+export function lightVariant(light: LightName, variant: number): LightName {
+  const order: readonly LightName[] = ['even', 'bright', 'warm', 'soft', 'low'];
+  return variant === 0 ? light : (order[(order.indexOf(light) + variant) % order.length] ?? light);
+}
+
+function lit(pipeline: Sharp, light: LightName): Sharp {
+  switch (light) {
+    case 'bright':
+      // high key: lifted shadows, a little less contrast, highlights kept
+      return pipeline.linear(0.92, 22);
+    case 'warm':
+      return pipeline.linear([1.06, 1.0, 0.88], [6, 2, -4]);
+    case 'soft':
+      return pipeline.linear(0.86, 20).modulate({ saturation: 0.94 });
+    case 'low':
+      return pipeline.linear(1.12, -30);
+    default:
+      return pipeline;
+  }
 }
 
 /** Luma into all three channels (greyscale() would leave one channel). */
@@ -83,11 +120,17 @@ function graded(pipeline: Sharp, grade: GradeName): { pipeline: Sharp; vignette:
   }
 }
 
-/** `image` colour-graded, vignetted and labelled, encoded as JPEG (quality 90) or PNG. */
-export async function gradeAndLabel(image: RgbImage, grade: GradeName, label: string, format: 'jpeg' | 'png'): Promise<Buffer> {
+/** `image` lit, colour-graded, vignetted and labelled, encoded as JPEG (quality 90) or PNG. */
+export async function gradeAndLabel(image: RgbImage, grade: GradeName, label: string, format: 'jpeg' | 'png', light: LightName = 'even'): Promise<Buffer> {
   const { width, height } = image;
-  const { pipeline, vignette } = graded(sharp(image.data, { raw: { width, height, channels: 3 } }), grade);
-  // the grade in one pipeline, the layers in the next (sharp composites after its colour steps anyway)
+  // the light first (its own pipeline: sharp runs one linear per pipeline), then the grade, then the layers
+  const base =
+    light === 'even'
+      ? Buffer.from(image.data)
+      : await lit(sharp(image.data, { raw: { width, height, channels: 3 } }), light)
+          .raw()
+          .toBuffer();
+  const { pipeline, vignette } = graded(sharp(base, { raw: { width, height, channels: 3 } }), grade);
   const colour = await pipeline.raw().toBuffer({ resolveWithObject: true });
   if (colour.info.channels !== 3) throw new Error(`expected 3 channels, got ${colour.info.channels}`);
   const bar = labelHeight(width, height);

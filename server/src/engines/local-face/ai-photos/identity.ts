@@ -6,8 +6,24 @@
  */
 import { cosineSimilarity } from '../face-models.ts';
 
-/** Median pairwise cosine below which a photo is taken for another person (same-person photos score ~0.9). */
-export const SAME_PERSON_THRESHOLD = 0.75;
+/**
+ * Median pairwise cosine below which a photo is taken for another person. Calibrated on the
+ * real photos of test/fixtures/face-eval (bench/ai-photos-bench.ts prints the distributions):
+ * the lowest 0.01 step at which at most 1 % of other people's photos reach it against a
+ * person's set (58 people; different-person pairs: median 0.40, 99th percentile 0.65, highest
+ * 0.79; same-person pairs, mostly one sitting: 5th percentile 0.69, lowest 0.64, two sessions
+ * of one person 0.64–0.76). Photos of one person years apart score lower and were not
+ * measurable (docs/decisions/0016). The same value tells generation which templates already
+ * resemble the subject (cosine to the centroid).
+ */
+export const SAME_PERSON_THRESHOLD = 0.65;
+
+/**
+ * The person a training keeps must show in at least this many times as many photos as the
+ * next person does; below that the set shows two people about equally often and is refused
+ * rather than one of them picked.
+ */
+export const MAJORITY_RATIO = 2;
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -18,20 +34,20 @@ function median(values: readonly number[]): number {
 export interface Consistency {
   /** Positions (into the given list) of the photos that agree with each other. */
   kept: number[];
-  /** Photos dropped as another person, in the order dropped, with their median similarity then. */
+  /** Photos dropped as another person, with their median similarity to the kept ones. */
   dropped: { member: number; median: number }[];
   /** Each kept photo's median similarity to the other kept ones. */
   medians: Map<number, number>;
+  /** The largest group of the dropped photos that agree with each other (one other person), when it has 2 photos or more. */
+  second: number[];
+  /** True when `second` is too large next to `kept` (see MAJORITY_RATIO): the set shows two people. */
+  twoPeople: boolean;
+  threshold: number;
 }
 
-/**
- * Repeatedly drops the photo whose median cosine to the others is lowest, while that median is
- * under `threshold`: a minority of other people goes, the majority identity stays.
- */
-export function findConsistentSet(embeddings: readonly (readonly number[])[], threshold = SAME_PERSON_THRESHOLD): Consistency {
-  const similarity = embeddings.map((a) => embeddings.map((b) => cosineSimilarity(a, b)));
-  const kept = embeddings.map((_, i) => i);
-  const dropped: Consistency['dropped'] = [];
+/** Repeatedly drops the member whose median similarity to the other members is lowest, while under `threshold`. */
+function agreeing(similarity: readonly (readonly number[])[], members: readonly number[], threshold: number) {
+  const kept = [...members];
   const medians = new Map<number, number>();
   while (true) {
     medians.clear();
@@ -41,11 +57,51 @@ export function findConsistentSet(embeddings: readonly (readonly number[])[], th
     }
     let worst = kept[0];
     for (const member of kept) if ((medians.get(member) ?? 1) < (medians.get(worst) ?? 1)) worst = member;
-    const worstMedian = medians.get(worst) ?? 1;
-    if (kept.length < 2 || worstMedian >= threshold) return { kept, dropped, medians };
+    if (kept.length < 2 || (medians.get(worst) ?? 1) >= threshold) return { kept, medians };
     kept.splice(kept.indexOf(worst), 1);
-    dropped.push({ member: worst, median: worstMedian });
   }
+}
+
+/**
+ * The photos that show one person: those whose median cosine to the others stays at or above
+ * `threshold` once the lowest ones have been dropped one by one (a minority of other people
+ * goes, the majority identity stays). A photo dropped early, while another person still
+ * pulled the medians down, comes back when its median to the kept photos reaches the
+ * threshold. The dropped photos are then grouped the same way, to tell a set of two people
+ * (refused) from a set with a few strangers in it.
+ */
+export function findConsistentSet(embeddings: readonly (readonly number[])[], threshold = SAME_PERSON_THRESHOLD): Consistency {
+  const similarity = embeddings.map((a) => embeddings.map((b) => cosineSimilarity(a, b)));
+  const all = embeddings.map((_, i) => i);
+  const first = agreeing(similarity, all, threshold).kept;
+  const medianTo = (member: number, group: readonly number[]) => {
+    const others = group.filter((other) => other !== member).map((other) => similarity[member][other]);
+    return others.length > 0 ? median(others) : 1;
+  };
+  const kept = all.filter((member) => first.includes(member) || (first.length >= 2 && medianTo(member, first) >= threshold));
+  const medians = new Map(kept.map((member) => [member, medianTo(member, kept)]));
+  const dropped = all.filter((member) => !kept.includes(member)).map((member) => ({ member, median: medianTo(member, kept) }));
+  const rest = dropped.map(({ member }) => member);
+  const group = rest.length >= 2 ? agreeing(similarity, rest, threshold).kept : [];
+  const second = group.length >= 2 ? group : [];
+  return { kept, dropped, medians, second, twoPeople: second.length > 0 && kept.length < MAJORITY_RATIO * second.length, threshold };
+}
+
+/** A dropped photo's verdict: "different person (similarity 0.41 to the others, under 0.65)". */
+export function differentPersonReason(similarity: number, threshold: number): string {
+  return `different person (similarity ${similarity.toFixed(2)} to the others, under ${threshold.toFixed(2)})`;
+}
+
+/** "photos 1, 3 and 5" (indices counted from 0, shown from 1). */
+function photoList(indices: readonly number[]): string {
+  const numbers = [...indices].sort((a, b) => a - b).map((index) => index + 1);
+  return numbers.length === 1 ? `photo ${numbers[0]}` : `photos ${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
+}
+
+/** Why a set of two people about equally often is refused; the larger group first (of two the same size, the one with the earlier photo). */
+export function twoPeopleMessage(one: readonly number[], other: readonly number[]): string {
+  const [larger, smaller] = one.length > other.length || (one.length === other.length && Math.min(...one) < Math.min(...other)) ? [one, other] : [other, one];
+  return `The photos show two different people about equally often (${photoList(larger)}; ${photoList(smaller)}), so it is unclear whom to train on. Upload photos of one person only; the person must be in at least ${MAJORITY_RATIO} times as many photos as anyone else.`;
 }
 
 /** The mean of L2-normalised embeddings, normalised again. */

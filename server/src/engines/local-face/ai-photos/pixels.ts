@@ -1,22 +1,9 @@
 /**
  * @module Small geometric edits of RGB pixels in plain JS (exact, so face meshes found on the
- * result stay true): a mirror image and a rectangular cut.
+ * result stay true): a rectangular cut.
  */
 import type { RgbImage } from '../protocol.ts';
 import type { Region } from '../warp.ts';
-
-/** `image` flipped left to right. */
-export function mirrorImage(image: RgbImage): RgbImage {
-  const { width, height } = image;
-  const data = new Uint8Array(image.data.length);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) {
-      const from = (y * width + x) * 3;
-      data.set(image.data.subarray(from, from + 3), (y * width + (width - 1 - x)) * 3);
-    }
-  }
-  return { data, width, height };
-}
 
 /** The part of `image` inside `region` (which must lie within it). */
 export function cropImage(image: RgbImage, region: Region): RgbImage {

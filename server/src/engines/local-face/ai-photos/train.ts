@@ -2,12 +2,12 @@
  * @module ai-photo-train on the local face engine (local-engine.md §4): real face analytics,
  * no generative training. Each photo checked as for an upload, its face measured (1024-d
  * embedding, pose, mouth, age and gender estimates) and aligned; photos of someone else
- * dropped by median pairwise similarity; the rest ranked by sharpness × frontalness × size.
+ * dropped by median pairwise similarity (a set of two people about equally often refused); the rest ranked by sharpness × frontalness × size.
  * The best aligned crops are the result's pictures; the identity profile goes in `data`.
  */
 import { EngineError, type EngineImage, type EngineJob, type EngineResult, type ProgressListener } from '../../engine.ts';
 import { encodeJpeg } from '../images.ts';
-import { centroid, findConsistentSet, qualityScores, SAME_PERSON_THRESHOLD } from './identity.ts';
+import { centroid, differentPersonReason, findConsistentSet, qualityScores, twoPeopleMessage } from './identity.ts';
 import { type CheckedPhoto, checkPhotos, describeRejections } from './photo-check.ts';
 import { IDENTITY_NOTE, type IdentityProfile, round, type StoredIdentity } from './profile.ts';
 import type { AiPhotoSettings } from './settings.ts';
@@ -60,8 +60,12 @@ export async function runTrain(job: TrainJob, settings: AiPhotoSettings, report:
   const rejected = checked.flatMap((photo) => (photo.verdict.ok ? [] : [{ index: photo.verdict.index, reason: photo.verdict.reason ?? 'unusable' }]));
 
   const consistency = findConsistentSet(usable.map((photo) => photo.face.embedding));
+  if (consistency.twoPeople) {
+    const photos = (members: number[]) => members.map((member) => usable[member].verdict.index);
+    throw new EngineError('invalid_input', twoPeopleMessage(photos(consistency.kept), photos(consistency.second)), { retryable: false });
+  }
   for (const { member, median: similarity } of consistency.dropped) {
-    rejected.push({ index: usable[member].verdict.index, reason: `different person (median similarity ${similarity.toFixed(2)})` });
+    rejected.push({ index: usable[member].verdict.index, reason: differentPersonReason(similarity, consistency.threshold) });
   }
   rejected.sort((a, b) => a.index - b.index);
   report({ percentage: 75 });
@@ -105,7 +109,7 @@ export async function runTrain(job: TrainJob, settings: AiPhotoSettings, report:
       quality: round(score, 3),
       similarity: round(similarity, 3),
     })),
-    consistency: { median_similarity: round(median(similarities), 3), min_similarity: round(Math.min(...similarities), 3), threshold: SAME_PERSON_THRESHOLD },
+    consistency: { median_similarity: round(median(similarities), 3), min_similarity: round(Math.min(...similarities), 3), threshold: consistency.threshold },
     skin_tone: { rgb: skin, hex: hex(skin) },
     estimate: estimate(kept.map(({ photo }) => photo)),
     crop: { size: settings.referenceSize, eye_distance: EYE_DISTANCE, eye_line: EYE_LINE },
