@@ -1,10 +1,10 @@
 /**
- * Photos of one person for AI photo tests, benchmarks and the end-to-end journey: `count`
+ * Photos of one person for AI photo tests and benchmarks: `count`
  * distinct JPEGs made at run time from one public-domain portrait of test/fixtures/faces (see
  * its README) with sharp: a crop around the face, a mirror image every other photo, a small
  * rotation, brighter or darker, a different size. Deterministic: photo i is always the same bytes.
  *
- * Also a command line, for the journey's upload:
+ * Also a command line, for a manual upload:
  *
  *   npx tsx test/support/face-photos.ts --out <dir> [--count 12] [--person grace-hopper]
  */
@@ -65,7 +65,7 @@ export async function facePhotos(count: number, options: FacePhotoOptions = {}):
 }
 
 /** Writes `count` photos of one person into `dir` as `<person>-01.jpg`…; answers their paths. */
-export async function writeFacePhotos(dir: string, count: number, options: FacePhotoOptions = {}): Promise<string[]> {
+async function writeFacePhotos(dir: string, count: number, options: FacePhotoOptions = {}): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const person = options.person ?? 'grace-hopper';
   const files: string[] = [];

@@ -114,7 +114,7 @@ export interface UploadMemoryBudget {
   inUse(): number;
 }
 
-export const DEFAULT_UPLOAD_MEMORY = { budgetBytes: 512 * 1024 * 1024, perAccount: 2 };
+const DEFAULT_UPLOAD_MEMORY = { budgetBytes: 512 * 1024 * 1024, perAccount: 2 };
 
 export function createUploadMemoryBudget(options: { budgetBytes: number; perAccount: number } = DEFAULT_UPLOAD_MEMORY): UploadMemoryBudget {
   let used = 0;
