@@ -21,6 +21,8 @@ const MIN_DRAIN_BYTES = 16 * MiB;
 
 /** Bodies one process reads and discards at once; more are refused with Connection: close. */
 const MAX_CONCURRENT_DRAINS = 4;
+/** Longest a drain after the answer holds its slot. */
+const DRAIN_SLOT_MS = 1_000;
 let draining = 0;
 
 /** Takes a drain slot: its release, or undefined when MAX_CONCURRENT_DRAINS are taken. */
@@ -59,15 +61,25 @@ interface NodeIncoming {
 export function drainOrClose() {
   return createMiddleware(async (c, next) => {
     await next();
-    const incoming = (c.env as { incoming?: NodeIncoming } | undefined)?.incoming;
-    if (!incoming || incoming.readableEnded || incoming.destroyed || c.req.method === 'GET' || c.req.method === 'HEAD') return;
+    const incoming = (c.env as { incoming?: Partial<NodeIncoming> } | undefined)?.incoming;
+    // a real IncomingMessage only (an in-process call may pass a stand-in without one)
+    if (typeof incoming?.once !== 'function' || incoming.readableEnded !== false || incoming.destroyed) return;
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return;
     const release = drainSlot();
     if (!release) {
       c.res.headers.set('Connection', 'close');
       return;
     }
-    incoming.once('end', release);
-    incoming.once('close', release);
+    // @hono/node-server gives up a drain after 500 ms; a slot never outlives a second, whatever
+    // the events (a keep-alive socket whose request never reports its end keeps none)
+    const expiry = setTimeout(release, DRAIN_SLOT_MS);
+    expiry.unref?.();
+    const done = () => {
+      clearTimeout(expiry);
+      release();
+    };
+    incoming.once('end', done);
+    incoming.once('close', done);
   });
 }
 
