@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineError, type EngineProgress, type EngineResult, type ImageInput, isEngineError } from '../src/engines/engine.ts';
+import { analyseFaces } from '../src/engines/local-face/ai-photos/worker-calls.ts';
+import { prepareImage } from '../src/engines/local-face/images.ts';
 import { closeLocalFaceEngine, createLocalFaceEngine, embedLargestFace } from '../src/engines/local-face/index.ts';
+import { mouthMask, mouthOpening, mouthsDiffer } from '../src/engines/local-face/mouth.ts';
+import type { FaceAnalysis, RgbImage } from '../src/engines/local-face/protocol.ts';
+import { deltaE2000, measureSwap } from '../src/engines/local-face/swap-quality.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/faces/${name}`, import.meta.url));
 const HOPPER = fixture('grace-hopper.jpg');
@@ -135,5 +140,113 @@ describe('local face engine (real models, CPU)', () => {
     const tooLarge = await failure(small.run({ kind: 'faceswap', source: input(HOPPER), target: input(COLLINS) }, () => {}, signal()));
     expect(tooLarge.code).toBe('invalid_input');
     expect(tooLarge.message).toMatch(/^Image too large: the target image has 512×512 pixels/);
+  });
+});
+
+/** Photos of the evaluation set (Face Research Lab London Set, CC BY 4.0; see fixtures/face-eval/README.md). */
+const evalPhoto = (file: string) => readFileSync(new URL(`./fixtures/face-eval/people/${file}`, import.meta.url));
+
+async function decodeWithFace(data: Buffer): Promise<{ pixels: RgbImage; face: FaceAnalysis }> {
+  const prepared = await prepareImage(data, 'target', { maxPixels: 40_000_000, detectionSize: 1024 });
+  const { faces } = await analyseFaces(prepared, undefined, signal());
+  if (!faces[0]) throw new Error('no face in a fixture');
+  return { pixels: prepared.pixels, face: faces[0] };
+}
+
+async function decoded(result: EngineResult): Promise<RgbImage> {
+  const { data, info } = await rgb(pngData(result));
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}
+
+describe('seamless swaps on real photos (evaluation set)', () => {
+  const engine = createLocalFaceEngine({ scoreIdentity: false });
+  const swap = (source: Buffer, target: Buffer) => engine.run({ kind: 'faceswap', source: input(source), target: input(target) }, () => {}, signal());
+
+  afterAll(() => closeLocalFaceEngine());
+
+  it.each([
+    ['frl-136/01.jpg', 'frl-003/02.jpg'],
+    ['frl-038/02.jpg', 'frl-140/01.jpg'],
+  ])(
+    '%s onto %s: no seam along the face border, the border skin matches, nothing outside the face changes',
+    async (source, target) => {
+      const before = await decodeWithFace(evalPhoto(target));
+      const after = await decoded(await swap(evalPhoto(source), evalPhoto(target)));
+      const quality = measureSwap(before.pixels, after, before.face.mesh);
+      expect(quality.backgroundMeanAbs).toBe(0);
+      expect(quality.backgroundChangedShare).toBe(0);
+      expect(quality.seamRatio).toBeLessThanOrEqual(1.15);
+      expect(quality.skinDeltaE).not.toBeNull();
+      expect(quality.skinDeltaE).toBeLessThanOrEqual(5);
+    },
+    30_000,
+  );
+
+  it('keeps the target mouth when an open smile goes onto closed lips', async () => {
+    const [source, target] = [evalPhoto('frl-025/02.jpg'), evalPhoto('frl-087/01.jpg')];
+    const [smile, closed] = await Promise.all([decodeWithFace(source), decodeWithFace(target)]);
+    expect(mouthOpening(smile.face.mesh)).toBeGreaterThan(mouthOpening(closed.face.mesh) + 0.1);
+    expect(mouthsDiffer(smile.face.mesh, closed.face.mesh)).toBe(true);
+    const after = await decoded(await swap(source, target));
+    // the lips (outline not grown) come out as the target's own: no teeth, no smeared smile
+    const region = { x: 0, y: 0, width: after.width, height: after.height };
+    const lips = mouthMask(closed.face.mesh, region, 0);
+    let diff = 0;
+    let count = 0;
+    for (let i = 0; i < lips.length; i += 1) {
+      if (!lips[i]) continue;
+      for (let c = 0; c < 3; c += 1) diff += Math.abs(after.data[i * 3 + c] - closed.pixels.data[i * 3 + c]);
+      count += 3;
+    }
+    expect(count).toBeGreaterThan(300);
+    expect(diff / count).toBeLessThan(2);
+    // while the rest of the face did change
+    expect(measureSwap(closed.pixels, after, closed.face.mesh).skinDeltaE).toBeLessThanOrEqual(5);
+  }, 30_000);
+
+  it('swaps a small face in a large full-figure picture, keeping its size and everything around the face', async () => {
+    // a set photo shrunk so its face is ~75 px wide, in a 1600 px scene
+    const side = 1600;
+    const photo = await sharp(evalPhoto('frl-087/01.jpg')).resize(220).toBuffer();
+    const scene = await sharp({ create: { width: side, height: side, channels: 3, background: '#7fa3c8' } })
+      .composite([
+        { input: { create: { width: 300, height: 900, channels: 3, background: '#2d3e63' } }, left: 650, top: 520 },
+        { input: photo, left: 690, top: 300 },
+      ])
+      .removeAlpha()
+      .jpeg({ quality: 90 })
+      .toBuffer();
+    const before = await decodeWithFace(scene);
+    expect(before.face.faceWidth).toBeGreaterThan(55);
+    expect(before.face.faceWidth).toBeLessThan(100);
+    const result = await swap(evalPhoto('frl-038/02.jpg'), scene);
+    expect([result.width, result.height]).toEqual([side, side]);
+    const after = await decoded(result);
+    const quality = measureSwap(before.pixels, after, before.face.mesh);
+    expect(quality.backgroundChangedShare).toBe(0);
+    expect(quality.skinDeltaE ?? 0).toBeLessThanOrEqual(5);
+    // the face itself changed: mean difference over the face's middle
+    const [cx, cy] = [before.face.box[0] + before.face.box[2] / 2, before.face.box[1] + before.face.box[3] / 2];
+    let diff = 0;
+    let count = 0;
+    for (let y = Math.round(cy - 12); y < cy + 12; y += 1) {
+      for (let x = Math.round(cx - 12); x < cx + 12; x += 1) {
+        for (let c = 0; c < 3; c += 1) diff += Math.abs(after.data[(y * side + x) * 3 + c] - before.pixels.data[(y * side + x) * 3 + c]);
+        count += 3;
+      }
+    }
+    expect(diff / count).toBeGreaterThan(4);
+  }, 30_000);
+});
+
+describe('deltaE2000', () => {
+  // pairs from Sharma, Wu & Dalal (2005), the CIEDE2000 test data
+  it.each([
+    [[50, 2.6772, -79.7751], [50, 0, -82.7485], 2.0425],
+    [[50, 0, 0], [50, -1, 2], 2.3669],
+    [[50, 2.5, 0], [73, 25, -18], 27.1492],
+    [[2.0776, 0.0795, -1.135], [0.9033, -0.0636, -0.5514], 0.9082],
+  ])('%j vs %j is %f', (a, b, expected) => {
+    expect(deltaE2000(a, b)).toBeCloseTo(expected, 3);
   });
 });

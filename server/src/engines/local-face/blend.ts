@@ -1,24 +1,9 @@
 /**
- * @module The seam: a feathered mask (the warp mask blurred, cut at 0.97 so it shrinks away
- * from the face border, blurred again) and the alpha blend of the new face into the target.
+ * @module Reading the work region out of the target and the alpha blend of the new face into it
+ * (the masks and the tone correction that make the seam invisible are in swap.ts).
  */
-import { gaussianBlur } from './blur.ts';
 import type { RgbImage } from './protocol.ts';
 import type { Region } from './warp.ts';
-
-export interface FeatheredMask {
-  /** 1 well inside the face, 0 elsewhere (the eroded mask). */
-  interior: Float32Array;
-  /** Blend weight of the new face, 0–1, soft at the border. */
-  alpha: Float32Array;
-}
-
-export function featherMask(mask: Float32Array, width: number, height: number, sigma: number): FeatheredMask {
-  const blurred = gaussianBlur(mask, width, height, sigma);
-  const interior = new Float32Array(mask.length);
-  for (let i = 0; i < mask.length; i += 1) interior[i] = blurred[i] >= 0.97 ? 1 : 0;
-  return { interior, alpha: gaussianBlur(interior, width, height, sigma) };
-}
 
 /** The region's target pixels as RGB floats. */
 export function readRegion(image: RgbImage, region: Region): Float32Array {

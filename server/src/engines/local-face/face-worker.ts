@@ -94,13 +94,42 @@ function cropForDetection(image: RgbImage, region: Region, grow: number, maxSide
   return { data, width, height };
 }
 
+/** A face narrower than this (pixels of the detection copy) is measured again on a full-resolution crop. */
+const SMALL_FACE = 160;
+
+/**
+ * A small face in a large picture, measured again at its own resolution: detection ran on the
+ * shrunk copy, so its mesh is coarse; a crop of the full-resolution pixels around the face
+ * (three times its box) gives the mesh model the face's real pixels. Keeps the first mesh when
+ * the crop shows no face.
+ */
+async function atFaceResolution(image: PreparedImage, face: DetectedFace): Promise<DetectedFace> {
+  const detection = image.detection;
+  if (!detection) return face;
+  const scale = image.pixels.width / detection.width;
+  if (face.box[2] / scale >= SMALL_FACE) return face;
+  const [x, y, width, height] = face.box;
+  const region = { x: Math.max(0, Math.floor(x - width)), y: Math.max(0, Math.floor(y - height)), width: 0, height: 0 };
+  region.width = Math.min(image.pixels.width, Math.ceil(x + 2 * width)) - region.x;
+  region.height = Math.min(image.pixels.height, Math.ceil(y + 2 * height)) - region.y;
+  const crop = cropForDetection(image.pixels, region, 0, Number.POSITIVE_INFINITY);
+  const [refined] = await (await faceModels()).detectFaces(crop);
+  if (!refined) return face;
+  return {
+    ...refined,
+    box: [refined.box[0] + region.x, refined.box[1] + region.y, refined.box[2], refined.box[3]],
+    mesh: refined.mesh.map(([px, py]): Point => [px + region.x, py + region.y]),
+  };
+}
+
 async function swap(request: Extract<FaceWorkerRequest, { type: 'swap' }>): Promise<SwapOutcome> {
   const progress = (stage: SwapStage) => post({ id: request.id, type: 'progress', stage });
   const source = await largestFace(request.source);
   if (!source) throw new MissingFace('source');
   progress('source-detected');
-  const target = await largestFace(request.target);
-  if (!target) throw new MissingFace('target');
+  const found = await largestFace(request.target);
+  if (!found) throw new MissingFace('target');
+  const target = await atFaceResolution(request.target, found);
   progress('target-detected');
   const { triangles } = await faceModels();
   const swapped = swapFace(

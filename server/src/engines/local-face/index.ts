@@ -39,7 +39,8 @@ const STAGE_PERCENT: Record<SwapStage, number> = {
   blended: 85,
 };
 
-const METHOD_NOTE = 'Face swapped locally on CPU: 468-point face mesh, piecewise-affine warp, Lab colour and shading transfer, feathered blend.';
+const METHOD_NOTE =
+  "Face swapped locally on CPU: 468-point face mesh, piecewise-affine warp at the face's resolution, Lab colour and shading matched to the target face and a feathered blend; the target keeps its own mouth when one mouth is wide open and the other closed.";
 
 function identityNote(identity: SwapOutcome['identity']): string {
   if (!identity) return '';
