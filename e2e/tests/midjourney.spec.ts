@@ -40,6 +40,10 @@ test.describe('the Midjourney tool', () => {
     // The prompt must be non-empty.
     const imagine = page.getByRole('button', { name: 'Imagine' });
     await expect(imagine).toBeEnabled();
+    // Each action shows its price from the server's catalog (GET /pricing lists the same).
+    const pricing = (await (await fetch(`${API_URL}/pricing`)).json()) as { actions: { type: string; credits: number }[] };
+    const imaginePrice = pricing.actions.find((a) => a.type === 'imagine')?.credits;
+    await expect(imagine.getByTestId('cost-imagine')).toHaveText(String(imaginePrice));
     await imagine.click();
     await expect(page.getByTestId('prompt-error')).toHaveText('Enter a prompt to imagine.');
 

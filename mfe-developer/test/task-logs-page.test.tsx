@@ -42,6 +42,7 @@ function fakeGateway(all: LogRow[], over: Partial<TaskLogsGateway> = {}) {
     movements: vi.fn(async () => []),
     exportCsv: vi.fn(async () => undefined),
     keys: vi.fn(async () => []),
+    cancel: vi.fn(async () => undefined),
     ...over,
   };
   return { gateway, calls };
@@ -284,5 +285,33 @@ describe('Task Logs', () => {
     fail = false;
     await user.click(within(alert).getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(rows()).toHaveLength(2));
+  });
+});
+
+describe('Cancel on an active task', () => {
+  it('asks in a dialog, keeps the task on Keep running, and on Yes cancels it and shows it failed with its refund', async () => {
+    const active: LogRow = { ...tasks(1)[0], status: 'processing', percentage: 30, refund: 0, result: null };
+    const all = [active, ...tasks(3).slice(1)];
+    const { gateway } = fakeGateway(all, {
+      cancel: vi.fn(async () => {
+        all[0] = { ...active, status: 'failed', refund: 4, result: { message: 'Cancelled', code: 'cancelled', cancelled: true } };
+      }),
+    });
+    const user = renderPage(gateway);
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    // only the active row offers it
+    expect(screen.getAllByRole('button', { name: /^Cancel / })).toHaveLength(1);
+    await user.click(screen.getByRole('button', { name: `Cancel ${active.id}` }));
+    const dialog = await screen.findByRole('alertdialog');
+    await user.click(within(dialog).getByRole('button', { name: 'Keep running' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    expect(gateway.cancel).not.toHaveBeenCalled();
+
+    await user.click(screen.getByRole('button', { name: `Cancel ${active.id}` }));
+    await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Yes, cancel' }));
+    expect(gateway.cancel).toHaveBeenCalledWith(active.id);
+    await waitFor(() => expect(within(rows()[0]).getByText('failed')).toBeTruthy());
+    expect(within(rows()[0]).getByTestId('refund').textContent).toBe('+4');
+    expect(screen.queryAllByRole('button', { name: /^Cancel / })).toHaveLength(0);
   });
 });

@@ -1,6 +1,8 @@
 import { Navigate } from '@aim/shared-kit/router';
 import { Heading } from '@aim/shared-kit/ui';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
+import { ApiActionPricesProvider } from './features/pricing/action-prices.tsx';
+import { ApiQueuePositionProvider } from './features/tasks/use-queue-position.tsx';
 import { InstanceReport } from './instance-report.tsx';
 import { AiPhotosRoute } from './routes/ai-photos.tsx';
 import { FaceswapRoute } from './routes/faceswap.tsx';
@@ -26,7 +28,11 @@ export function App({ basename }: RemoteAppProps) {
   return (
     <>
       <InstanceReport name="mfe_tools" />
-      <RemoteRoutes basename={basename} routes={routes} fallback={<Navigate to="/dashboard/tools/midjourney" replace />} />
+      <ApiQueuePositionProvider>
+        <ApiActionPricesProvider>
+          <RemoteRoutes basename={basename} routes={routes} fallback={<Navigate to="/dashboard/tools/midjourney" replace />} />
+        </ApiActionPricesProvider>
+      </ApiQueuePositionProvider>
     </>
   );
 }

@@ -251,6 +251,10 @@ describe('the Faceswap screen', () => {
     expect(document.activeElement).toBe(button('Generate'));
     await user.keyboard('{Enter}');
     await waitFor(() => expect(fake.gateway.faceswap).toHaveBeenCalledTimes(1));
+    // the running task's Cancel comes next, then Clear All Data
+    await screen.findByRole('button', { name: 'Cancel task' });
+    await user.tab();
+    expect(document.activeElement).toBe(button('Cancel task'));
     await user.tab();
     expect(document.activeElement).toBe(button('Clear All Data'));
   });

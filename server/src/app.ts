@@ -11,6 +11,7 @@ import type { AppEnv } from './context.ts';
 import { ApiError } from './errors.ts';
 import { consoleLogger, type Logger } from './logger.ts';
 import { bodyLimit } from './middleware/body-limit/index.ts';
+import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './middleware/idempotency/index.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler/index.ts';
 import { drainOrClose } from '@aim/supabase/http';
 import { rateLimit, rateLimitsFromEnv, type RateLimits } from './middleware/rate-limit/index.ts';
@@ -26,7 +27,11 @@ import { audioRoutes, audioUploadRoutes } from './routes/audio.ts';
 import { billingRoutes, billingSandboxRoutes } from './routes/billing/index.ts';
 import { spendingLimitRoutes } from './routes/spending-limits.ts';
 import { exportRoutes } from './routes/exports.ts';
+import { cancelRoutes } from './routes/cancel.ts';
 import { fetchRoutes } from './routes/fetch.ts';
+import { pricingRoutes } from './routes/pricing.ts';
+import { taskEventRoutes } from './routes/task-events.ts';
+import { createTaskEventHub, type TaskEventHub } from './services/task-events/task-event-hub.ts';
 import { healthRoutes } from './routes/health.ts';
 import { imageModelRoutes } from './routes/image-models.ts';
 import { midjourneyProRoutes } from './routes/midjourney-pro.ts';
@@ -74,6 +79,8 @@ export function createApiApp(deps: {
   rateLimits?: RateLimits;
   /** Upload bodies held at once (middleware/upload-limit). Default: the process's, from UPLOAD_MEMORY_BUDGET_MB and UPLOAD_CONCURRENCY_PER_ACCOUNT. */
   uploadMemory?: UploadMemoryBudget;
+  /** The live task event streams (SSE); main.ts closes it before the server, so open streams end. Default: one of its own. */
+  taskEvents?: TaskEventHub;
 }): OpenAPIHono<AppEnv> {
   const ctx = { ...deps, log: deps.log ?? consoleLogger() };
   const billing = deps.billing ?? createBilling({ ...ctx, embedded: ctx.config.embedded });
@@ -96,15 +103,18 @@ export function createApiApp(deps: {
     cors({
       origin: ctx.config.corsOrigins,
       credentials: true,
-      allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', SESSION_HEADER],
+      // Last-Event-ID: a browser resuming a task event stream (routes/task-events.ts) with fetch
+      allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', SESSION_HEADER, IDEMPOTENCY_HEADER, 'Last-Event-ID'],
       allowMethods: ['GET', 'POST', 'OPTIONS'],
-      exposeHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+      exposeHeaders: ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', REPLAYED_HEADER],
       maxAge: 600,
     }),
   );
   // per client address before authentication; per key and account in the auth middlewares (one statement a request)
   app.use(rateLimit({ db: ctx.db, log: ctx.log, limits: deps.rateLimits ?? rateLimitsFromEnv() }));
   // before the JSON body limit: they bring their own, sized for an image, for 30 photos and for a song
+  // POST /estimate/<create path> before the body limit: the call it dry-runs brings its own (GET /pricing beside it)
+  app.route('/', pricingRoutes({ ...tasks, dispatch: async (req) => app.fetch(req), document: () => getDocument() }));
   app.route('/', uploadRoutes(tasks));
   app.route('/', aiPhotoUploadRoutes(tasks));
   app.route('/', audioUploadRoutes(tasks));
@@ -130,6 +140,8 @@ export function createApiApp(deps: {
   app.route('/', stripeWebhookRoutes(billing));
   app.route('/', taskRoutes(tasks));
   app.route('/', fetchRoutes(tasks));
+  app.route('/', taskEventRoutes({ ...ctx, taskEvents: deps.taskEvents ?? createTaskEventHub(ctx) }));
+  app.route('/', cancelRoutes(tasks));
   app.route('/', midjourneyV1Routes(tasks));
   app.route('/', midjourneyProRoutes(tasks));
   app.route('/', imageModelRoutes(tasks));

@@ -13,6 +13,7 @@ const ERROR_STATUS = {
   invalid_webhook_url: 400,
   bad_request: 400,
   engine_unavailable: 400,
+  invalid_idempotency_key: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   api_key_expired: 401,
@@ -25,8 +26,10 @@ const ERROR_STATUS = {
   session_required: 403,
   not_found: 404,
   conflict: 409,
+  idempotency_key_in_use: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   too_many_requests: 429,
   internal_error: 500,
 } as const;

@@ -17,11 +17,13 @@ import { installProcessGuards } from './process-guards.ts';
 import { devMailboxMailer } from './mail/mailer.ts';
 import { initMetrics } from './observability/metrics.ts';
 import { siteDir, startStaticSites } from './static-sites.ts';
+import { createTaskEventHub } from './services/task-events/task-event-hub.ts';
 import { createImageFetcher } from './storage/image-fetcher.ts';
 import { createWebhookService } from './webhooks/index.ts';
 import { sendTaskWebhooks } from './webhooks/task-webhooks.ts';
 import { createAutoTopUpSweeper } from './workers/auto-topup-sweeper.ts';
 import { createTaskSweeper, taskSweepFromEnv } from './workers/task-sweeper.ts';
+import { createIdempotencySweeper } from './workers/idempotency-sweeper.ts';
 import { startUploadSweeper } from './workers/upload-sweeper.ts';
 import { createTaskWorker } from './workers/task-worker.ts';
 import { clusterLimitsFromEnv, concurrencyFromEnv, enginesFromEnv, mediaStoreFromEnv, workerTimingFromEnv } from './workers/runtime.ts';
@@ -136,8 +138,11 @@ async function main() {
   const media = mediaStoreFromEnv(apiBaseUrl);
   const engines = enginesFromEnv();
   const billing = createBilling({ db, log, embedded, ...(mailbox ? { mailer: devMailboxMailer(mailbox) } : {}) });
+  // its live event streams end before the server closes (server.close waits for every open connection)
+  const taskEvents = createTaskEventHub({ db, log });
   const api = createApiApp({
     db,
+    taskEvents,
     media,
     engines,
     log,
@@ -153,6 +158,7 @@ async function main() {
   });
   const apiServer = await listen(api.fetch, ports.api);
   closers.push(() => new Promise((r) => apiServer.close(r)));
+  closers.push(() => taskEvents.close());
 
   // Webhook dispatch runs with every API instance; private targets only in embedded mode,
   // where a developer points webhooks at a receiver on their own machine, or when allowed
@@ -170,6 +176,9 @@ async function main() {
   closers.push(() => autoTopUps.stop());
   const uploadSweeper = startUploadSweeper({ db, media, log }); // expired, unreferenced uploads (workers/upload-sweeper.ts)
   closers.push(() => uploadSweeper.stop());
+  const idempotencySweeper = createIdempotencySweeper({ db, log }); // idempotency keys past 24 hours (workers/idempotency-sweeper.ts)
+  idempotencySweeper.start();
+  closers.push(() => idempotencySweeper.stop());
   // Embedded mode runs the task worker in this process; production runs `npm run worker` too.
   if (env.IN_PROCESS_WORKER !== 'false') {
     // embedded mode: faceswap may read pictures over http and from this machine's network

@@ -70,6 +70,20 @@ async function replacementCharacters(db: Db): Promise<Record<string, number>> {
   return counts;
 }
 
+/** An operation's own seed offset, from its method and path: a new route leaves the others' runs as they were. */
+function seedOffset(op: { method: string; path: string }): number {
+  let hash = 0;
+  for (const ch of `${op.method} ${op.path}`) hash = (hash * 31 + ch.charCodeAt(0)) % 9_973;
+  return hash;
+}
+
+async function firstChunk(res: Response): Promise<string> {
+  const reader = res.body?.getReader();
+  const chunk = await reader?.read();
+  await reader?.cancel();
+  return new TextDecoder().decode(chunk?.value);
+}
+
 describe.each(testDatabaseKinds())('fuzzing every operation of /openapi.json on %s', (kind) => {
   let db: Db;
   let h: TaskHarness;
@@ -134,7 +148,8 @@ describe.each(testDatabaseKinds())('fuzzing every operation of /openapi.json on 
     if (req.contentType !== undefined) headers.set('content-type', req.contentType);
     for (const [name, value] of Object.entries(req.headers ?? {})) headers.set(name, value);
     const res = await h.app.request(req.url, { method: req.method, headers, body: req.body });
-    const text = await res.text();
+    // a live event stream (GET /events, /tasks/{task_id}/events) does not end: its first chunk, then hang up
+    const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? await firstChunk(res) : await res.text();
     if (res.status >= 500) throw new Error(`${res.status} for ${describeRequest(req, state.apiKey)}: ${text.slice(0, 300)}`);
     if (res.status >= 400 && req.method !== 'HEAD') {
       const violation = contractViolation(res.headers.get('content-type'), text);
@@ -172,8 +187,8 @@ describe.each(testDatabaseKinds())('fuzzing every operation of /openapi.json on 
     async (mode) => {
       // per operation, the answers that only its service gives: validation passed, the handler ran
       const reached = new Map<string, string[]>();
-      for (const [i, op] of operations.entries()) {
-        const seed = SEED + i;
+      for (const op of operations) {
+        const seed = SEED + seedOffset(op);
         const seen: string[] = [];
         reached.set(`${op.method} ${op.path}`, seen);
         try {
@@ -182,7 +197,9 @@ describe.each(testDatabaseKinds())('fuzzing every operation of /openapi.json on 
               const { status, text } = await send(req);
               if (status === 200 || status === 402 || status === 409 || text.includes('"Task not found"')) seen.push(`${status}`);
             }),
-            { seed, numRuns: Math.ceil(RUNS[mode] * SCALE) },
+            // the AI photo calls need every part of a request right at once (real photos, the JSON
+            // type, the key) to get past validation: more runs, so their seeds reach the service
+            { seed, numRuns: Math.ceil(RUNS[mode] * SCALE * (op.path.startsWith('/ai-photo') ? 3 : 1)) },
           );
         } catch (e) {
           throw new Error(
@@ -207,10 +224,10 @@ describe.each(testDatabaseKinds())('fuzzing every operation of /openapi.json on 
     const before = await replacementCharacters(db);
     let sent = 0;
     const named: string[] = [];
-    for (const [i, op] of operations.entries()) {
+    for (const op of operations) {
       const requests = surrogateRequestsFor(doc, state, op);
       if (!requests) continue;
-      const seed = SEED + 10_000 + i;
+      const seed = SEED + 10_000 + seedOffset(op);
       try {
         await fc.assert(
           fc.asyncProperty(requests, async (r) => {

@@ -358,8 +358,8 @@ describe.each(layouts)('hostile traffic against the platform, %s', (_name, start
           byKey.push(res.status);
           if (res.status === 429) limited ??= res;
         }),
-        // no key at all, from one address: the per-address limit, before authentication
-        flood(4, ATTACK_MS * 3, Number(LIMITS.RATE_LIMIT_ADDRESS_PER_MINUTE) + 100, async () => {
+        // no key at all, from one address: the per-address limit, before authentication (up to twice it and some, as above)
+        flood(8, ATTACK_MS * 5, 2 * Number(LIMITS.RATE_LIMIT_ADDRESS_PER_MINUTE) + 20, async () => {
           if (addressLimited) return;
           const res = await request(`${p.apiUrl}/account`, { from: '127.0.0.36' });
           byAddress.push(res.status);

@@ -29,6 +29,7 @@ const GENERATION_PATHS = [
   '/pro/seed',
   '/fetch',
   '/fetch-many',
+  '/cancel',
   '/flux/imagine',
   '/ideogram/imagine',
   '/faceswap',
@@ -40,6 +41,7 @@ const GENERATION_PATHS = [
 // CSV downloads (a one-time link's token from POST /exports instead of the key)
 const PUBLIC_OPERATIONS = [
   'GET /health',
+  'GET /pricing',
   'GET /media/{key}',
   'GET /openapi.json',
   'GET /docs',
@@ -74,6 +76,7 @@ const SESSION_OPERATIONS = [
   'POST /billing/sandbox/fail-renewal',
   'POST /auth/revokeAndCreateNewAPIKey',
   'POST /auth/updateWebhookURL',
+  'POST /auth/webhook-events',
   'GET /auth/webhook-signing-secret',
   'POST /auth/webhook-signing-secret/rotate',
   'POST /exports',
@@ -211,8 +214,8 @@ describe('OpenAPI document and docs page', () => {
     const registered = new Set(
       app.routes
         .filter((r) => r.method !== 'ALL')
-        // Hono's /media/:key is OpenAPI's /media/{key}
-        .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+        // Hono's /media/:key is OpenAPI's /media/{key} (and /estimate/:operation{.+}, /estimate/{operation})
+        .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, '{$1}')}`),
     );
     const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
     const undocumented = [...registered].filter((r) => !documented.has(r) && !NOT_API_ROUTES.includes(r));

@@ -132,7 +132,8 @@ describe.each(testDatabaseKinds())('task webhooks on %s', (kind) => {
     const hit = received.find((r) => JSON.parse(r.body).task_id === taskId)!;
     expect(verifyWebhookSignature('retry-secret', hit.headers as Record<string, string>, hit.body).ok).toBe(true);
     const fetched = await post(h.app, '/fetch', { key: user.apiKey, json: { task_id: taskId } });
-    expect(JSON.parse(hit.body)).toEqual({ ...(await fetched.json()), child_task_ids: undefined }); // /fetch's lineage, not in webhook bodies
+    // /fetch's lineage and queue place (read when asked), not in webhook bodies
+    expect(JSON.parse(hit.body)).toEqual({ ...(await fetched.json()), child_task_ids: undefined, queue_position: undefined, estimated_start_at: undefined });
     expect(JSON.parse(hit.body)).toMatchObject({ status: 'retry', percentage: '30' });
   });
 

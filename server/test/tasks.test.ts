@@ -310,10 +310,10 @@ describe.each(testDatabaseKinds())('generation calls on %s', (kind) => {
 
     it('should keep the webhook out of the task row and out of reach of clients', async () => {
       const id = await submit('/pro/imagine', { prompt: 'with a hook', webhook_url: ' https://hooks.example.com/a ', webhook_secret: 'shh' });
-      expect(await taskRepository(db).findWebhook(id)).toEqual({ url: 'https://hooks.example.com/a', secret: 'shh' });
+      expect(await taskRepository(db).findWebhook(id)).toEqual({ url: 'https://hooks.example.com/a', secret: 'shh', events: null });
       // a secret alone rides with the account's webhook URL
       const secretOnly = await submit('/pro/imagine', { prompt: 'secret only', webhook_url: '', webhook_secret: 'abc' });
-      expect(await taskRepository(db).findWebhook(secretOnly)).toEqual({ url: null, secret: 'abc' });
+      expect(await taskRepository(db).findWebhook(secretOnly)).toEqual({ url: null, secret: 'abc', events: null });
       const none = await submit('/pro/imagine', { prompt: 'no hook' });
       expect(await taskRepository(db).findWebhook(none)).toBeUndefined();
       const row = await db.query('select to_jsonb(t) as t from public.tasks t where id = $1', [id]);

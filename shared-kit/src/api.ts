@@ -28,6 +28,13 @@ export type RequestOptions = {
   /** Callers that show the error their own way (alert, inline text) turn the toast off. */
   toastOnError?: boolean;
   signal?: AbortSignal;
+  /**
+   * Sent as Idempotency-Key on calls that create a task or start a charge: one random value
+   * per user action (`crypto.randomUUID()`), reused when that action is retried, so a double
+   * submit or a retry after a lost answer gets the first answer back instead of a second task
+   * or charge (server/src/middleware/idempotency).
+   */
+  idempotencyKey?: string;
 };
 
 export type ApiClient = {
@@ -58,6 +65,7 @@ export function createApiClient({ baseUrl, getApiKey, getSessionToken, onError, 
     if (apiKey) headers.Authorization = apiKey;
     const sessionToken = await getSessionToken?.().catch(() => null);
     if (sessionToken) headers['X-Session-Token'] = sessionToken;
+    if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
     const isForm = typeof FormData !== 'undefined' && options.body instanceof FormData;
     if (options.body !== undefined && !isForm) headers['Content-Type'] = 'application/json';
     let res: Response;

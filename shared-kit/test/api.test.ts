@@ -42,6 +42,17 @@ describe('createApiClient', () => {
     expect(fetchImpl.mock.calls[1]![1]?.headers).toEqual({ Authorization: 'key-123' });
   });
 
+  it('sends the idempotency key of a user action, and none when the caller gives none', async () => {
+    const fetchImpl = fakeFetch(200, { task_id: 't1' });
+    const api = createApiClient({ baseUrl: '', getApiKey: () => 'key-123', fetchImpl });
+    const action = crypto.randomUUID();
+    await api.post('/pro/imagine', { prompt: 'cat' }, { idempotencyKey: action });
+    await api.post('/pro/imagine', { prompt: 'cat' }, { idempotencyKey: action });
+    await api.post('/pro/imagine', { prompt: 'dog' });
+    const sent = fetchImpl.mock.calls.map(([, init]) => (init?.headers as Record<string, string> | undefined)?.['Idempotency-Key']);
+    expect(sent).toEqual([action, action, undefined]);
+  });
+
   it('still sends the call when reading the session fails (the server answers session_required)', async () => {
     const fetchImpl = fakeFetch(200, {});
     const api = createApiClient({ baseUrl: '', getApiKey: () => 'k', getSessionToken: () => Promise.reject(new Error('storage')), fetchImpl });

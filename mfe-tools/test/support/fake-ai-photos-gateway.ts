@@ -84,6 +84,7 @@ export function fakeAiPhotosGateway(initial: AiPhotoTask[] = []) {
         unsubscribed.push(id);
       };
     }),
+    cancel: vi.fn(async () => {}),
     fetchImage: vi.fn(async () => new Blob(['jpg'], { type: 'image/jpeg' })),
   };
   /** What the worker does: the row changes, realtime tells the watcher. */

@@ -48,6 +48,7 @@ export function fakeFaceswapGateway(initial: LoadedTask<FaceswapTask>[] = []) {
         unsubscribed.push(id);
       };
     }),
+    cancel: vi.fn(async () => {}),
     fetchImage: vi.fn(async () => new Blob(['png'], { type: 'image/png' })),
   };
   /** What the worker does: the row changes, realtime tells the watcher. */

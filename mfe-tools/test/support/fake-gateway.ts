@@ -72,6 +72,7 @@ export function fakeGateway(initial: LoadedTask<MidjourneyTask>[] = []) {
       row.task = { ...row.task, favorite: !row.task.favorite };
       return row.task.favorite;
     }),
+    cancel: vi.fn(async () => {}),
     fetchImage: vi.fn(async () => new Blob(['png'], { type: 'image/png' })),
     // What RLS lets the user read: the task's ancestors and every task made from the first of them.
     readLineage: vi.fn(async (id: string) => {

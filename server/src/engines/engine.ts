@@ -313,3 +313,20 @@ export const GENERIC_ENGINE_FAILURE = 'The generation failed, please try again.'
 export function isEngineError(error: unknown): error is EngineError {
   return error instanceof EngineError;
 }
+
+/**
+ * The reason a job's AbortSignal carries when its owner cancelled the task (POST /cancel).
+ * Unlike a lost lease or a worker stopping (another attempt resumes the upstream job), a
+ * cancel is final: a hosted engine also cancels its upstream job where the upstream can.
+ */
+export class TaskCancelled extends Error {
+  constructor() {
+    super('cancelled by its owner');
+    this.name = 'TaskCancelled';
+  }
+}
+
+/** True when `signal` was aborted because the task was cancelled (see TaskCancelled). */
+export function isCancelled(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason instanceof TaskCancelled;
+}

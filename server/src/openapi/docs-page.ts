@@ -11,10 +11,12 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_MAX_BODY_BYTES } from '../config.ts';
 import { DEFAULT_RATE_LIMITS } from '../middleware/rate-limit/limits.ts';
 import { ApiError, type ErrorCode, UNEXPECTED_ERROR_MESSAGE } from '../errors.ts';
+import { IDEMPOTENCY_KEY_IN_USE_MESSAGE, idempotencyUnsupportedMessage, INVALID_IDEMPOTENCY_KEY_MESSAGE } from '../middleware/idempotency/index.ts';
 import type { OpenApiDocument } from './document.ts';
 import { SESSION_SCHEME } from './schemas.ts';
 import { SESSION_INVALID_MESSAGE, SESSION_REQUIRED_MESSAGE } from '../services/auth/authenticate-session.ts';
 import { renderWebhooksSection } from './webhooks-section.ts';
+import { renderEventsSection } from './events-section.ts';
 
 // The slice of OpenAPI 3.1 / JSON Schema this page reads.
 interface SchemaLike {
@@ -87,6 +89,10 @@ const ERROR_CODES: Record<ErrorCode, { meaning: string; messages?: string[] }> =
   invalid_webhook_url: { meaning: 'A webhook URL that is not an http:// or https:// URL, is too long, or points at a private address.' },
   bad_request: { meaning: 'A request the endpoint cannot act on, for a reason its message gives.' },
   engine_unavailable: { meaning: 'No engine runs this kind of task on this server (e.g. a simulated engine outside embedded mode); nothing was charged.' },
+  invalid_idempotency_key: {
+    meaning: 'An Idempotency-Key that is not 1 to 255 printable ASCII characters, or one sent to an upload, which does not take it.',
+    messages: [INVALID_IDEMPOTENCY_KEY_MESSAGE, idempotencyUnsupportedMessage('POST', '/upload')],
+  },
   missing_api_key: { meaning: 'No Authorization header.', messages: ['Missing API key'] },
   invalid_api_key: { meaning: 'The key is unknown (rotated keys stop working at once), or a named key was revoked.' },
   api_key_expired: { meaning: 'A named API key past its expiry date.', messages: ['API key expired'] },
@@ -117,6 +123,15 @@ const ERROR_CODES: Record<ErrorCode, { meaning: string; messages?: string[] }> =
   },
   not_found: { meaning: 'No such thing of yours: an unknown id and another account’s id answer the same.' },
   conflict: { meaning: 'The request does not fit the current state, e.g. a follow-up of a task that has not finished.' },
+  idempotency_key_in_use: {
+    meaning:
+      'A request with the same Idempotency-Key is still running (a retry waits for it up to 2 s first). Retry after Retry-After seconds to get its answer.',
+    messages: [IDEMPOTENCY_KEY_IN_USE_MESSAGE],
+  },
+  idempotency_key_reused: {
+    meaning:
+      'The Idempotency-Key was already used, within 24 hours, for another request (another path or another body); nothing was done. Use a new key for each action.',
+  },
   payload_too_large: { meaning: 'The body is over its size limit (see Rate limits and sizes).' },
   unsupported_media_type: { meaning: 'A body that is not JSON, or a file type the endpoint does not take.' },
   too_many_requests: {
@@ -411,15 +426,28 @@ th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vert
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
+/** The operation with each parameter as an object (a `$ref` to components/parameters, e.g. Idempotency-Key, resolved). */
+function withParameters(op: OperationLike, parameters: Record<string, ParameterLike>): OperationLike {
+  if (!op.parameters) return op;
+  return {
+    ...op,
+    parameters: op.parameters.map((p) => {
+      const ref = (p as { $ref?: string }).$ref;
+      return (ref && parameters[ref.replace('#/components/parameters/', '')]) || p;
+    }),
+  };
+}
+
 /** The whole docs page for `doc`. Every string from the document is HTML-escaped. */
 export function renderDocsPage(doc: OpenApiDocument): string {
   const baseUrl = doc.servers?.[0]?.url ?? '';
   const schemas = (doc.components?.schemas ?? {}) as Schemas;
+  const parameters = (doc.components?.parameters ?? {}) as Record<string, ParameterLike>;
   const ops: Op[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of METHODS) {
       const op = (item as Record<string, OperationLike | undefined>)[method];
-      if (op) ops.push({ method, path, op });
+      if (op) ops.push({ method, path, op: withParameters(op, parameters) });
     }
   }
   // endpoints grouped by their first tag, in the order the tags first appear
@@ -468,6 +496,7 @@ ${doc.info.description ? `<p>${escapeHtml(doc.info.description)}</p>` : ''}
 <li><a href="#errors">Errors</a></li>
 <li><a href="#rate-limits">Rate limits and sizes</a></li>
 <li><a href="#webhooks">Webhooks</a></li>
+<li><a href="#events">Live task events</a></li>
 <li>Endpoints<ul>${toc}</ul></li>
 </ul></nav>
 <section id="authentication" aria-labelledby="authentication-title">
@@ -482,6 +511,7 @@ ${renderErrorTable(ops)}
 </section>
 ${renderRateLimits()}
 ${renderWebhooksSection()}
+${renderEventsSection()}
 <p id="copy-status" class="sr-only" role="status" aria-live="polite"></p>
 ${reference}
 </main>

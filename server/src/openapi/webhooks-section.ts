@@ -98,6 +98,7 @@ ${table(
     ),
   ],
 )}
+<p>Choose which task events are sent: your account filter (${code('POST /auth/webhook-events')} with ${code('{"events": ["completed", "failed"]}')}, or the webhook card of the API Keys screen) and, per request, ${code('webhook_events')} beside ${code('webhook_url')} (${code('progress')}, ${code('completed')}, ${code('failed')}). A request's list replaces the account filter for its task; none given means every event. Events left out are never recorded, so they do not appear among your deliveries either; ${code('webhook.test')} is always sent.</p>
 <p>One task's events reach one URL in order. A delivery is retried until it succeeds, so the same event can arrive more than once: drop repeats by ${code('webhook-id')}.</p>
 
 <h3 id="webhooks-payload">Payload</h3>

@@ -23,6 +23,12 @@ export interface JobRow {
 
 const JOB_COLUMNS = 'task_id, queue, state, attempts, max_attempts, lease_token, upstream_id';
 
+/** The pg_notify channel a cancelled task is announced on (payload: its id), for the worker running it. */
+export const CANCEL_CHANNEL = 'aim_task_cancels';
+
+/** What last_error says on a job its owner cancelled (POST /cancel). */
+const CANCELLED_ERROR = 'cancelled by its owner';
+
 /** Why the sweep gave up on a job: no live worker serves its queue, or it waited past the deadline. */
 export type StuckReason = 'no_worker' | 'queue_timeout';
 
@@ -242,6 +248,44 @@ export function jobRepository(q: Queryable) {
       const { rows } = await q.query<{ task_id: string }>(
         `select task_id from public.task_jobs where task_id = any($1::uuid[]) and state = 'queued' and attempts > 0`,
         [taskIds],
+      );
+      return new Set(rows.map((r) => r.task_id));
+    },
+
+    /**
+     * Locks a task's job for a cancel (services/tasks/cancel-task.ts) and answers its state: a
+     * worker's settlement of the same job waits for the cancel (and then finds it over), or the
+     * cancel waits for the settlement. Undefined when the task has no job.
+     */
+    async lockForCancel(taskId: string): Promise<Pick<JobRow, 'state' | 'queue' | 'upstream_id'> | undefined> {
+      const { rows } = await q.query<Pick<JobRow, 'state' | 'queue' | 'upstream_id'>>(
+        'select state, queue, upstream_id from public.task_jobs where task_id = $1 for update',
+        [taskId],
+      );
+      return rows[0];
+    },
+
+    /**
+     * Ends a queued or running job as cancelled (its lease, if any, is no longer anyone's: every
+     * later write of the worker running it is fenced out) and tells that worker, in whatever
+     * process, on CANCEL_CHANNEL (delivered at commit).
+     */
+    async cancel(taskId: string): Promise<void> {
+      await q.query(
+        `update public.task_jobs
+            set state = 'failed', last_error = $2, lease_token = null, lease_expires_at = null, locked_by = null, updated_at = now()
+          where task_id = $1 and state in ('queued', 'active')`,
+        [taskId, CANCELLED_ERROR],
+      );
+      await q.query('select pg_notify($1, $2)', [CANCEL_CHANNEL, taskId]);
+    },
+
+    /** Which of these tasks' jobs were cancelled (a worker that missed the notification finds out at its heartbeat). */
+    async cancelledAmong(taskIds: readonly string[]): Promise<Set<string>> {
+      if (taskIds.length === 0) return new Set();
+      const { rows } = await q.query<{ task_id: string }>(
+        `select task_id from public.task_jobs where task_id = any($1::uuid[]) and state = 'failed' and last_error = $2`,
+        [taskIds, CANCELLED_ERROR],
       );
       return new Set(rows.map((r) => r.task_id));
     },

@@ -74,6 +74,9 @@ export interface TaskSuccess {
 const COLUMNS = `id, user_id, email, type, status, percentage, complete, prompt, parent_prompt, parent_id,
   image_url, image_urls, video_url, video_urls, audio_urls, lyrics, cost, refund, result, seed, input_data, mode, created_at, updated_at, expires_at`;
 
+/** The columns of a TaskRow, for the other repositories that read tasks (task-event-repository.ts). */
+export const TASK_COLUMNS = COLUMNS;
+
 const NOT_TERMINAL = `status not in ('success', 'finished', 'failed')`;
 
 export function taskRepository(q: Queryable) {
@@ -88,7 +91,8 @@ export function taskRepository(q: Queryable) {
      */
     async submit(
       task: NewTask & {
-        webhook: { url: string | null; secret: string | null } | null;
+        /** `events`: the request's webhook_events filter (null: the account's filter). */
+        webhook: { url: string | null; secret: string | null; events?: readonly string[] | null } | null;
         queue: string;
         maxAttempts: number;
         channel: string;
@@ -104,7 +108,7 @@ export function taskRepository(q: Queryable) {
     ): Promise<{ topUpDue: boolean }> {
       const { rows } = await q.query<{ top_up_due: boolean }>(
         `select public.submit_task($1::uuid, $2::text, $3::uuid, $4::text, $5::int, $6::text, $7::text, $8::uuid, $9::text, $10::jsonb,
-                                   $11::timestamptz, $12::text, $13::text, $14::text, $15::int, $16::text, $17::text, $18::uuid) as top_up_due`,
+                                   $11::timestamptz, $12::text, $13::text, $14::text, $15::int, $16::text, $17::text, $18::uuid, $19::text[]) as top_up_due`,
         [
           task.userId,
           task.email,
@@ -124,6 +128,7 @@ export function taskRepository(q: Queryable) {
           task.channel,
           task.requestId ?? null,
           task.apiKeyId ?? null,
+          task.webhook?.events ? [...task.webhook.events] : null,
         ],
       );
       return { topUpDue: rows[0].top_up_due };
@@ -135,11 +140,12 @@ export function taskRepository(q: Queryable) {
       return rows[0]?.credits ?? 0;
     },
 
-    /** The per-request webhook of a task (a null url means the account's URL), for the webhook sender. */
-    async findWebhook(taskId: string): Promise<{ url: string | null; secret: string | null } | undefined> {
-      const { rows } = await q.query<{ url: string | null; secret: string | null }>('select url, secret from public.task_webhooks where task_id = $1', [
-        taskId,
-      ]);
+    /** The per-request webhook of a task (a null url means the account's URL; null events, the account's filter), for the webhook sender. */
+    async findWebhook(taskId: string): Promise<{ url: string | null; secret: string | null; events: string[] | null } | undefined> {
+      const { rows } = await q.query<{ url: string | null; secret: string | null; events: string[] | null }>(
+        'select url, secret, events from public.task_webhooks where task_id = $1',
+        [taskId],
+      );
       return rows[0];
     },
 

@@ -47,6 +47,24 @@ export function userRepository(q: Queryable) {
       return rows[0]?.url ?? null;
     },
 
+    /** The account's webhook URL and event filter (null events: every event), for the webhook sender. */
+    async findWebhookSettings(userId: string): Promise<{ url: string | null; events: string[] | null }> {
+      const { rows } = await q.query<{ url: string | null; events: string[] | null }>(
+        'select integration_webhook_url as url, webhook_events as events from public.mdusers where id = $1',
+        [userId],
+      );
+      return rows[0] ?? { url: null, events: null };
+    },
+
+    /** Sets the account's webhook event filter (null: every event); undefined when the account is gone. */
+    async setWebhookEvents(userId: string, events: readonly string[] | null): Promise<{ webhook_events: string[] | null } | undefined> {
+      const { rows } = await q.query<{ webhook_events: string[] | null }>(
+        'update public.mdusers set webhook_events = $2::text[] where id = $1 returning webhook_events',
+        [userId, events ? [...events] : null],
+      );
+      return rows[0];
+    },
+
     async setWebhookUrl(userId: string, url: string | null): Promise<{ integration_webhook_url: string | null } | undefined> {
       const { rows } = await q.query<{ integration_webhook_url: string | null }>(
         'update public.mdusers set integration_webhook_url = $2 where id = $1 returning integration_webhook_url',

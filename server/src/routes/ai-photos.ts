@@ -38,13 +38,27 @@ import {
   TRIGGER_WORD_MESSAGE,
   UPLOAD_TTL_MS,
 } from '../services/tasks/ai-photo-rules.ts';
-import { assertCanCreateTask, type TaskDeps } from '../services/tasks/create-task.ts';
+import { assertCanPayEarly, type TaskDeps } from '../services/tasks/create-task.ts';
 import { submitAiPhotoGenerate } from '../services/tasks/submit-ai-photo-generate.ts';
 import { submitAiPhotoTrain } from '../services/tasks/submit-ai-photo-train.ts';
 import { submitAiPhotoUpload } from '../services/tasks/submit-ai-photo-upload.ts';
 import { ASPECT_RATIOS } from '../services/tasks/task-kinds.ts';
 import type { MediaStore } from '../storage/media-store.ts';
-import { EXAMPLE_PARENT_ID, errorRef, Prompt, required, submitErrors, TaskId, TaskIdResponse, WebhookSecret, WebhookUrl } from './task-schemas.ts';
+import {
+  EXAMPLE_PARENT_ID,
+  errorRef,
+  Prompt,
+  required,
+  submitErrors,
+  TaskId,
+  TaskIdResponse,
+  WebhookEvents,
+  WebhookSecret,
+  WebhookUrl,
+} from './task-schemas.ts';
+import { submitAuth } from './submit-auth.ts';
+import { idempotencyKeyParameter } from '../openapi/idempotency.ts';
+import { idempotency } from '../middleware/idempotency/index.ts';
 
 const MB = 1024 * 1024;
 const days = (ms: number) => ms / (24 * 60 * 60 * 1000);
@@ -80,6 +94,7 @@ const AiPhotoUploadRequest = z
     gender: z.enum(GENDERS, { error: (issue) => (issue.input === undefined ? 'Required' : 'Must be male or female') }).openapi({ example: 'female' }),
     age: Age,
     webhook_url: WebhookUrl,
+    webhook_events: WebhookEvents,
     webhook_secret: WebhookSecret,
   })
   .openapi('AiPhotoUploadRequest', {
@@ -100,6 +115,7 @@ const AiPhotoTrainRequest = z
         example: DEFAULT_TRIGGER_WORD,
       }),
     webhook_url: WebhookUrl,
+    webhook_events: WebhookEvents,
     webhook_secret: WebhookSecret,
   })
   .openapi('AiPhotoTrainRequest', { example: { training_images_id: EXAMPLE_PARENT_ID, trigger_word: 'TOKMSN' } });
@@ -140,6 +156,7 @@ const AiPhotoGenerateRequest = z
       .optional()
       .openapi({ description: 'The same seed, prompt and training give similar photos; omitted: a random one.' }),
     webhook_url: WebhookUrl,
+    webhook_events: WebhookEvents,
     webhook_secret: WebhookSecret,
   })
   .openapi('AiPhotoGenerateRequest', {
@@ -171,7 +188,7 @@ export function aiPhotoUploadRoutes(deps: AiPhotoDeps) {
   });
   // the price from the headers: a short balance is answered before a photo is read or decoded
   const canPay = createMiddleware<AuthedEnv>(async (c, next) => {
-    await assertCanCreateTask(deps, c.var.account, { type: 'ai-photo-upload' });
+    await assertCanPayEarly(deps, c.var.account, { type: 'ai-photo-upload' });
     await next();
   });
 
@@ -188,7 +205,15 @@ export function aiPhotoUploadRoutes(deps: AiPhotoDeps) {
         `Once it finished, the upload can be trained on with POST /ai-photo-train for ${days(UPLOAD_TTL_MS)} days (its expires_at); its result says which photos can be used.`,
       security: apiKeySecurity,
       // the key and the balance from the headers, before a byte of the body is read
-      middleware: [apiKeyAuth(deps, 'generate'), canPay, uploadMemorySlot(uploadMemoryOf(deps), AI_PHOTO_UPLOAD_MAX_BODY_BYTES), uploadLimit] as const,
+      // the Idempotency-Key last: it reads the body, within its limit
+      middleware: [
+        apiKeyAuth(deps, 'generate'),
+        canPay,
+        uploadMemorySlot(uploadMemoryOf(deps), AI_PHOTO_UPLOAD_MAX_BODY_BYTES),
+        uploadLimit,
+        idempotency(deps),
+      ] as const,
+      parameters: [idempotencyKeyParameter],
       request: { body: jsonBody(AiPhotoUploadRequest) },
       responses: {
         200: jsonResponse(TaskIdResponse, 'The photos were stored, the task created and its price held; follow it with POST /fetch.'),
@@ -210,7 +235,7 @@ export function aiPhotoUploadRoutes(deps: AiPhotoDeps) {
 /** POST /ai-photo-train and /ai-photo-generate. */
 export function aiPhotoRoutes(deps: AiPhotoDeps) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
+  const authed = submitAuth(deps);
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
 
   // POST /ai-photo-train – learn the person of a finished upload

@@ -24,7 +24,20 @@ import { DEFAULT_UPLOAD_POLICY } from '../services/uploads/upload-quota.ts';
 import { MAX_IMAGE_URL_LENGTH } from '../storage/image-url.ts';
 import type { MediaStore } from '../storage/media-store.ts';
 import { UploadExpiresAt, uploadQuotaError } from './upload.ts';
-import { EXAMPLE_PARENT_ID, errorRef, parentErrors, Prompt, required, submitErrors, TaskIdResponse, WebhookSecret, WebhookUrl } from './task-schemas.ts';
+import {
+  EXAMPLE_PARENT_ID,
+  errorRef,
+  parentErrors,
+  Prompt,
+  required,
+  submitErrors,
+  TaskIdResponse,
+  WebhookEvents,
+  WebhookSecret,
+  WebhookUrl,
+} from './task-schemas.ts';
+import { submitAuth } from './submit-auth.ts';
+import { refuseIdempotencyKey } from '../middleware/idempotency/index.ts';
 
 // room for the multipart boundaries and part headers around the file
 const MULTIPART_OVERHEAD = 64 * 1024;
@@ -76,6 +89,7 @@ const SunoImagineRequest = z
     title: text(MAX_TITLE, 'Title of the songs.'),
     tags: text(MAX_TAGS, "Style tags, e.g. 'jazz piano'."),
     webhook_url: WebhookUrl,
+    webhook_events: WebhookEvents,
     webhook_secret: WebhookSecret,
   })
   .openapi('SunoImagineRequest', {
@@ -108,6 +122,7 @@ const SunoExtendRequest = z
     title: text(MAX_TITLE, 'Title of the extended song. Default: the original title.'),
     tags: text(MAX_TAGS, 'Style tags.'),
     webhook_url: WebhookUrl,
+    webhook_events: WebhookEvents,
     webhook_secret: WebhookSecret,
   })
   .openapi('SunoExtendRequest', { example: { parent_task_id: EXAMPLE_PARENT_ID, continue_at: 20, prompt: 'the chorus again, louder' } });
@@ -116,6 +131,7 @@ const SunoLyricsRequest = z
   .object({
     prompt: Prompt.openapi({ description: 'What the lyrics are about.', example: 'a song about the first snow in the city' }),
     webhook_url: WebhookUrl,
+    webhook_events: WebhookEvents,
     webhook_secret: WebhookSecret,
   })
   .openapi('SunoLyricsRequest', { example: { prompt: 'a song about the first snow in the city' } });
@@ -130,6 +146,7 @@ const SunoUploadRequest = z
         example: 'https://api.example.com/media/upload-0f8e2c1a-7d3b-4a59-9c61-5e4f3a2b1c0d.mp3',
       }),
     webhook_url: WebhookUrl,
+    webhook_events: WebhookEvents,
     webhook_secret: WebhookSecret,
   })
   .openapi('SunoUploadRequest', { example: { audio_url: 'https://api.example.com/media/upload-0f8e2c1a-7d3b-4a59-9c61-5e4f3a2b1c0d.mp3' } });
@@ -154,6 +171,7 @@ const UdioImagineRequest = z
     lyrics_placement_end: seconds('Seconds into the song where the lyrics end.', longestUdio),
     tags: text(MAX_TAGS, 'Style tags.'),
     webhook_url: WebhookUrl,
+    webhook_events: WebhookEvents,
     webhook_secret: WebhookSecret,
   })
   .openapi('UdioImagineRequest', {
@@ -175,7 +193,7 @@ const validation = (msg: string) => errorRef('Invalid input: malformed JSON, or 
 
 export function audioRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
+  const authed = submitAuth(deps);
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch (songs, audio_url, lyrics).');
 
   // POST /suno-imagine – two songs from a description and/or lyrics (suno)
@@ -280,6 +298,7 @@ export function audioUploadRoutes(deps: ApiDeps & UploadDeps & UploadMemoryDeps 
       // the key and the quota from the headers, before a byte of the body is read
       middleware: [
         apiKeyAuth(deps, 'generate'),
+        refuseIdempotencyKey(),
         declaredLengthLimit({ maxSize: MAX_AUDIO_BODY, tooLarge: audioTooLarge }),
         uploadQuotaGate(deps, MULTIPART_OVERHEAD),
         uploadMemorySlot(uploadMemoryOf(deps), MAX_AUDIO_BODY),

@@ -6,8 +6,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
-import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { apiKeySecurity, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
 import { IDEOGRAM_ASPECT_RATIOS, MAX_RESOLUTION_SIDE, MIN_RESOLUTION_SIDE, RESOLUTION_PATTERN } from '../services/tasks/ideogram-inputs.ts';
@@ -19,9 +18,10 @@ import { submitIdeogramUpscale } from '../services/tasks/submit-ideogram-upscale
 import { ASPECT_RATIOS } from '../services/tasks/task-kinds.ts';
 import type { MediaStore } from '../storage/media-store.ts';
 import { AspectRatio, costs, EXAMPLE_IMAGE_URL, EXAMPLE_UPLOAD_URL, ImageUrl } from './picture-schemas.ts';
-import { errorRef, Prompt, required, submitErrors, TaskIdResponse, WebhookSecret, WebhookUrl } from './task-schemas.ts';
+import { errorRef, Prompt, required, submitErrors, TaskIdResponse, WebhookEvents, WebhookSecret, WebhookUrl } from './task-schemas.ts';
+import { submitAuth } from './submit-auth.ts';
 
-const hooks = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret };
+const hooks = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret, webhook_events: WebhookEvents };
 
 const FLUX_MODELS = ['flux-schnell', 'flux-dev', 'flux-pro', 'flux-pro-1.1', 'flux-pro-1.1-ultra'] as const;
 const STYLE_TYPES = ['AUTO', 'GENERAL', 'REALISTIC', 'DESIGN', 'RENDER_3D', 'ANIME', 'FICTION'] as const;
@@ -127,7 +127,7 @@ const URL_NOTE =
 
 export function imageModelRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
+  const authed = submitAuth(deps);
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
   const route = <T extends z.ZodType>(path: string, tag: string, summary: string, description: string, body: T, badInput: string) =>
     createRoute({

@@ -6,17 +6,17 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
-import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { apiKeySecurity, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
 import { submitOutpaint } from '../services/tasks/submit-outpaint.ts';
 import { submitPan } from '../services/tasks/submit-pan.ts';
 import { submitVary } from '../services/tasks/submit-vary.ts';
 import { AspectRatio, actionParentErrors, cellOf, costs, Index, zoomOf } from './picture-schemas.ts';
-import { EXAMPLE_PARENT_ID, Prompt, submitErrors, TaskId, TaskIdResponse, WebhookSecret, WebhookUrl } from './task-schemas.ts';
+import { EXAMPLE_PARENT_ID, Prompt, submitErrors, TaskId, TaskIdResponse, WebhookEvents, WebhookSecret, WebhookUrl } from './task-schemas.ts';
+import { submitAuth } from './submit-auth.ts';
 
-const hooks = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret };
+const hooks = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret, webhook_events: WebhookEvents };
 const PARENT = 'A finished grid of yours (index names the image), or an upscaled image (index 1).';
 
 const ZOOM_TYPES = ['1', '1.5', '2'] as const;
@@ -61,7 +61,7 @@ const PanRequest = z
 
 export function midjourneyProRoutes(deps: ApiDeps & TaskDeps) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
+  const authed = submitAuth(deps);
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
   const responses = (conflict: string) => ({ 200: submitted, ...submitErrors, ...actionParentErrors(conflict) });
 

@@ -13,7 +13,7 @@ import type { ApiDeps, AppEnv, AuthedEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
 import { countedBodyLimit, uploadMemoryOf, uploadMemorySlot, type UploadMemoryDeps } from '../middleware/upload-limit/index.ts';
-import { assertCanCreateTask } from '../services/tasks/create-task.ts';
+import { assertCanPayEarly } from '../services/tasks/create-task.ts';
 import { apiKeySecurity, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
@@ -43,14 +43,28 @@ import {
   ZoomRatio,
   zoomOf,
 } from './picture-schemas.ts';
-import { EXAMPLE_PARENT_ID, errorRef, Prompt, required, submitErrors, TaskId, TaskIdResponse, WebhookSecret, WebhookUrl } from './task-schemas.ts';
+import {
+  EXAMPLE_PARENT_ID,
+  errorRef,
+  Prompt,
+  required,
+  submitErrors,
+  TaskId,
+  TaskIdResponse,
+  WebhookEvents,
+  WebhookSecret,
+  WebhookUrl,
+} from './task-schemas.ts';
+import { submitAuth } from './submit-auth.ts';
+import { idempotencyKeyParameter } from '../openapi/idempotency.ts';
+import { idempotency } from '../middleware/idempotency/index.ts';
 
 const MB = 1024 * 1024;
 /** /inpaint's body limit: a mask of MAX_MASK_BYTES as base64, and room for the rest. */
 const INPAINT_MAX_BODY_BYTES = 8 * MB;
 const INPAINT_TOO_LARGE_MESSAGE = `The request is too large: the mask may be at most ${MAX_MASK_BYTES / MB} MB`;
 
-const hooks = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret };
+const hooks = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret, webhook_events: WebhookEvents };
 const EXAMPLE_HOOK = 'https://example.com/hooks/aimedia';
 const UPSCALED_PARENT = 'A finished upscaled image of yours (upscale#1–4 from POST /upscale-1x, or upscale-subtle/-creative), or a grid with index.';
 
@@ -187,7 +201,7 @@ export function inpaintRoutes(deps: Deps) {
   });
   // the price from the headers: an account that cannot pay is answered before the mask is read
   const canPay = createMiddleware<AuthedEnv>(async (c, next) => {
-    await assertCanCreateTask(deps, c.var.account, { type: 'inpaint' });
+    await assertCanPayEarly(deps, c.var.account, { type: 'inpaint' });
     await next();
   });
 
@@ -200,7 +214,8 @@ export function inpaintRoutes(deps: Deps) {
       summary: 'Inpaint (Vary Region)',
       description: `A grid of four with the masked region of an upscaled image redrawn (task type inpaint). ${costs('inpaint')}`,
       security: apiKeySecurity,
-      middleware: [apiKeyAuth(deps, 'generate'), canPay, uploadMemorySlot(uploadMemoryOf(deps), INPAINT_MAX_BODY_BYTES), limit] as const,
+      middleware: [apiKeyAuth(deps, 'generate'), canPay, uploadMemorySlot(uploadMemoryOf(deps), INPAINT_MAX_BODY_BYTES), limit, idempotency(deps)] as const,
+      parameters: [idempotencyKeyParameter],
       request: { body: jsonBody(InpaintRequest) },
       responses: {
         200: submitted,
@@ -225,7 +240,7 @@ export function inpaintRoutes(deps: Deps) {
 /** The other v1 Midjourney calls. */
 export function midjourneyV1Routes(deps: Deps) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
+  const authed = submitAuth(deps);
   const route = <T extends z.ZodType>(path: string, summary: string, description: string, body: T, conflict?: string) =>
     createRoute({
       method: 'post',

@@ -3,6 +3,7 @@
  * routes/fetch.ts): the prompt, task ids, the per-task webhook, the `{ task_id }` answer, the
  * error answers of a submit and the task as /fetch shows it.
  */
+import { WEBHOOK_EVENT_INPUTS, WEBHOOK_EVENTS_MESSAGE } from '../webhooks/webhook-events.ts';
 import { z } from '@hono/zod-openapi';
 import { authedErrorResponses, bodyErrorResponses, errorExample } from '../openapi/schemas.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '../services/account/webhook-url.ts';
@@ -40,6 +41,16 @@ export const WebhookSecret = z
   .max(256, 'At most 256 characters')
   .nullish()
   .openapi({ description: 'Sent back with every webhook call of this task, so your server knows it is us.' });
+
+export const WebhookEvents = z
+  .array(z.enum(WEBHOOK_EVENT_INPUTS, { error: () => WEBHOOK_EVENTS_MESSAGE }))
+  .max(WEBHOOK_EVENT_INPUTS.length, `At most ${WEBHOOK_EVENT_INPUTS.length} events`)
+  .nullish()
+  .openapi({
+    description:
+      'Which events of this task its webhooks are sent: `progress`, `completed`, `failed` (or their `task.`-prefixed names). Omitted or null: your account filter (every event when it has none); given, it replaces the account filter for this task. `[]` sends none.',
+    example: ['completed', 'failed'],
+  });
 
 export const TaskIdResponse = z
   .object({ task_id: z.string().openapi({ description: 'Follow it with POST /fetch.' }) })
@@ -83,6 +94,14 @@ export const TaskView = z
         'pending (waiting to start), staged, starting (accepted by the engine), processing, retry (an attempt failed; it will be tried again); terminal: finished, failed.',
     }),
     percentage: z.string().openapi({ description: 'Progress, "0" to "100" (a string, as v1 clients read it); never goes backwards within a run.' }),
+    queue_position: z.number().int().min(0).optional().openapi({
+      description:
+        "POST /fetch and the event streams, while the task waits in its queue (status pending or retry): how many jobs of its engine start before it, under the queue's fairness rules (accounts take turns); 0: next. Absent once it runs.",
+    }),
+    estimated_start_at: z.string().nullable().optional().openapi({
+      description:
+        "With queue_position: when the task should start (ISO 8601), from the recent run times of its engine's jobs and how many run at once; an estimate, null until the engine has finished a job.",
+    }),
     prompt: z.string().optional(),
     mode: z.string().optional().openapi({ description: 'The speed a Midjourney task was asked for (fast, turbo).' }),
     original_image_url: z.string().optional().openapi({ description: 'A grid task (imagine, reroll, variations): the picture of all four images.' }),

@@ -6,8 +6,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
-import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
-import { apiKeySecurity, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
 import { submitFaceswap } from '../services/tasks/submit-faceswap.ts';
@@ -26,9 +25,11 @@ import {
   submitErrors,
   TaskId,
   TaskIdResponse,
+  WebhookEvents,
   WebhookSecret,
   WebhookUrl,
 } from './task-schemas.ts';
+import { submitAuth } from './submit-auth.ts';
 
 const Index = z
   .number(required('a number'))
@@ -42,6 +43,7 @@ const ImagineRequest = z
     prompt: Prompt,
     mode: z.enum(['fast', 'turbo']).optional().openapi({ description: 'Generation speed. Default fast.' }),
     webhook_url: WebhookUrl,
+    webhook_events: WebhookEvents,
     webhook_secret: WebhookSecret,
   })
   .openapi('ImagineRequest', {
@@ -49,7 +51,7 @@ const ImagineRequest = z
   });
 
 // every v1 call takes a webhook (an unknown key would be dropped silently)
-const hooks = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret };
+const hooks = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret, webhook_events: WebhookEvents };
 
 const VariationsRequest = z
   .object({ parent_task_id: TaskId('A finished imagine, reroll or variation task of yours.'), index: Index, ...hooks })
@@ -96,6 +98,7 @@ const FaceswapRequest = z
     swap_image_url: ImageUrl('The picture whose face is used.', 'https://api.example.com/media/upload-0f8e2c1a-7d3b-4a59-9c61-5e4f3a2b1c0d.png'),
     target_image_url: ImageUrl('The picture whose face is replaced; the result has its size.', 'https://images.example.com/portraits/target.jpg'),
     webhook_url: WebhookUrl,
+    webhook_events: WebhookEvents,
     webhook_secret: WebhookSecret,
   })
   .openapi('FaceswapRequest', {
@@ -108,7 +111,7 @@ const FaceswapRequest = z
 
 export function taskRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
+  const authed = submitAuth(deps);
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
 
   // POST /pro/imagine – four pictures from a prompt

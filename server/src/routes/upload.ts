@@ -17,6 +17,7 @@ import { readMultipartFile } from '../services/uploads/multipart-file.ts';
 import type { UploadDeps } from '../services/uploads/store-upload.ts';
 import { DEFAULT_UPLOAD_POLICY, uploadQuotaMessage } from '../services/uploads/upload-quota.ts';
 import type { MediaStore } from '../storage/media-store.ts';
+import { refuseIdempotencyKey } from '../middleware/idempotency/index.ts';
 
 // room for the multipart boundaries and part headers around the file
 const MULTIPART_OVERHEAD = 64 * 1024;
@@ -72,6 +73,7 @@ export function uploadRoutes(deps: ApiDeps & UploadDeps & UploadMemoryDeps & { m
       // the key and the quota from the headers, before a byte of the body is read
       middleware: [
         apiKeyAuth(deps, 'generate'),
+        refuseIdempotencyKey(),
         declaredLengthLimit({ maxSize: MAX_BODY, tooLarge }),
         uploadQuotaGate(deps, MULTIPART_OVERHEAD),
         uploadMemorySlot(uploadMemoryOf(deps), MAX_BODY),

@@ -9,9 +9,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
 import { KLING_MODELS, KLING_TRYON_MODELS, RUNWAY_MODELS, type VideoAspectRatio } from '../engines/jobs/video.ts';
-import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
 import { createRouter } from '../openapi/router.ts';
-import { apiKeySecurity, jsonBody, jsonResponse } from '../openapi/schemas.ts';
+import { jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { priceOf } from '../services/pricing/catalog.ts';
 import type { TaskDeps } from '../services/tasks/create-task.ts';
 import {
@@ -35,9 +34,11 @@ import {
   submitErrors,
   TaskId,
   TaskIdResponse,
+  WebhookEvents,
   WebhookSecret,
   WebhookUrl,
 } from './task-schemas.ts';
+import { submitAuth } from './submit-auth.ts';
 
 const MB = 1024 * 1024;
 const EXAMPLE_IMAGE = 'https://api.example.com/media/upload-0f8e2c1a-7d3b-4a59-9c61-5e4f3a2b1c0d.png';
@@ -96,7 +97,7 @@ const Motion = oneOf(['low', 'high'] as const)
   .optional()
   .openapi({ description: 'How much moves: low (default) or high.' });
 
-const webhook = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret };
+const webhook = { webhook_url: WebhookUrl, webhook_secret: WebhookSecret, webhook_events: WebhookEvents };
 
 const LumaRequest = z
   .object({
@@ -203,7 +204,7 @@ const fetchNote = 'Follow it with POST /fetch: video_url (and video_urls) once i
 
 export function videoRoutes(deps: ApiDeps & TaskDeps & { media: MediaStore }) {
   const router = createRouter();
-  const authed = { security: apiKeySecurity, middleware: apiKeyAuth(deps, 'generate') };
+  const authed = submitAuth(deps);
   const submitted = jsonResponse(TaskIdResponse, 'The task was created and its price held; follow it with POST /fetch.');
 
   // POST /luma-imagine – a Luma Dream Machine clip

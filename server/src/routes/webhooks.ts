@@ -9,9 +9,20 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { ApiDeps } from '../context.ts';
 import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
 import { sessionAuth } from '../middleware/session-auth/index.ts';
-import { apiKeySecurity, authedErrorResponses, dashboardErrorResponses, dashboardSecurity, jsonResponse } from '../openapi/schemas.ts';
+import {
+  apiKeySecurity,
+  authedErrorResponses,
+  bodyErrorResponses,
+  dashboardErrorResponses,
+  dashboardSecurity,
+  jsonBody,
+  jsonResponse,
+} from '../openapi/schemas.ts';
 import { createRouter } from '../openapi/router.ts';
+import { getWebhookEvents, updateWebhookEvents } from '../services/account/webhook-events.ts';
 import { DELIVERY_STATUSES } from '../webhooks/delivery-repository.ts';
+import { WEBHOOK_EVENT_NAMES } from '../webhooks/webhook-events.ts';
+import { WebhookEvents } from './task-schemas.ts';
 import {
   listPausedEndpoints,
   listRecentDeliveries,
@@ -146,6 +157,25 @@ const ResumeResponse = z
   .object({ url: z.string(), resumed: z.number().int().openapi({ description: 'Waiting deliveries made due now.' }) })
   .openapi('WebhookEndpointResume', { example: { url: 'https://example.com/hooks/aimedia', resumed: 3 } });
 
+const WebhookEventsSetting = z
+  .object({
+    webhook_events: z
+      .array(z.enum(WEBHOOK_EVENT_NAMES))
+      .nullable()
+      .openapi({ description: 'The events your account webhook is sent (`progress`, `completed`, `failed`); null: every event.' }),
+  })
+  .openapi('WebhookEventsSetting', { example: { webhook_events: ['completed', 'failed'] } });
+
+const UpdateWebhookEventsRequest = z
+  .object({
+    events: WebhookEvents.openapi({
+      description:
+        "The events to send: `progress`, `completed`, `failed` (or their `task.`-prefixed names). null or omitted: every event (the default); `[]`: none. A request's own `webhook_events` replaces this filter for its task. `webhook.test` is always sent.",
+      example: ['completed', 'failed'],
+    }),
+  })
+  .openapi('UpdateWebhookEventsRequest', { example: { events: ['completed', 'failed'] } });
+
 const errorOf = (status: 400 | 404 | 409 | 429, description: string) => ({
   [status]: {
     description,
@@ -190,6 +220,34 @@ export function webhookConsoleRoutes(deps: ApiDeps) {
       c.header('cache-control', 'no-store');
       return c.json(await rotateSigningSecret(deps.db, c.var.account.id, new Date()), 200);
     },
+  );
+
+  // GET /auth/webhook-events – the account webhook's event filter
+  router.openapi(
+    createRoute({
+      method: 'get',
+      path: '/auth/webhook-events',
+      summary: 'Your webhook event filter',
+      description: 'Which task events your account webhook is sent; null means every event (`task.progress`, `task.completed`, `task.failed`).',
+      ...reader,
+      responses: { 200: jsonResponse(WebhookEventsSetting, 'The filter.'), ...authedErrorResponses },
+    }),
+    async (c) => c.json(await getWebhookEvents(deps, c.var.account), 200),
+  );
+
+  // POST /auth/webhook-events – set the account webhook's event filter
+  router.openapi(
+    createRoute({
+      method: 'post',
+      path: '/auth/webhook-events',
+      summary: 'Set the webhook event filter',
+      description:
+        "Chooses the task events your webhooks are sent; the others are dropped before they are stored, so they never appear among the deliveries. Applies to tasks whose request names no `webhook_events`, whether their webhooks go to the account URL or a request's `webhook_url`.",
+      ...dashboard,
+      request: { body: jsonBody(UpdateWebhookEventsRequest, false) },
+      responses: { 200: jsonResponse(WebhookEventsSetting, 'The stored filter.'), ...bodyErrorResponses, ...dashboardErrorResponses },
+    }),
+    async (c) => c.json(await updateWebhookEvents(deps, c.var.account, c.req.valid('json').events), 200),
   );
 
   router.openapi(

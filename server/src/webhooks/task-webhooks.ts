@@ -18,14 +18,22 @@ import { loadTaskView } from '../services/tasks/fetch-task.ts';
 import { toTaskView } from '../services/tasks/task-view.ts';
 import { recordDelivery } from './record-delivery.ts';
 import type { WebhookService } from './webhook-service.ts';
+import { isEventWanted } from './webhook-events.ts';
 import { resolveWebhookTarget, type WebhookTarget } from './webhook-target.ts';
 
-async function targetOf(q: Queryable, taskId: string, userId: string): Promise<WebhookTarget | null> {
+/**
+ * Where the task's `event` goes, or null when nowhere: no URL, or an event its filter leaves out
+ * (the request's `webhook_events`, else the account's; webhook-events.ts), checked here so
+ * nothing is stored or sent for it.
+ */
+async function targetOf(q: Queryable, taskId: string, userId: string, event: string): Promise<WebhookTarget | null> {
   const perTask = await taskRepository(q).findWebhook(taskId);
+  const account = perTask?.url && perTask.events ? null : await userRepository(q).findWebhookSettings(userId);
+  if (!isEventWanted(event, { request: perTask?.events, account: account?.events })) return null;
   return resolveWebhookTarget({
     requestUrl: perTask?.url,
     requestSecret: perTask?.secret,
-    accountUrl: perTask?.url ? null : await userRepository(q).findWebhookUrl(userId),
+    accountUrl: perTask?.url ? null : account?.url,
   });
 }
 
@@ -35,9 +43,9 @@ async function targetOf(q: Queryable, taskId: string, userId: string): Promise<W
  * most one per task and url.
  */
 export async function recordCompletionWebhook(tx: Queryable, row: TaskRow): Promise<void> {
-  const target = await targetOf(tx, row.id, row.user_id);
-  if (!target) return;
   const event = row.status === 'failed' ? 'task.failed' : 'task.completed';
+  const target = await targetOf(tx, row.id, row.user_id, event);
+  if (!target) return;
   await recordDelivery(tx, { userId: row.user_id, taskId: row.id, url: target.url, secret: target.secret, event, payload: toTaskView(row) }, new Date());
 }
 
@@ -46,7 +54,7 @@ export function sendTaskWebhooks(deps: { db: Queryable; events: Pick<TaskEvents,
   return deps.events.onTaskEvent(async (task, kind, owner) => {
     // the settlement already wrote the completion; send it now rather than at the next poll
     if (kind !== 'progress') return deps.webhooks.wake();
-    const target = await targetOf(deps.db, task.task_id, owner.userId);
+    const target = await targetOf(deps.db, task.task_id, owner.userId, 'task.progress');
     if (!target) return;
     const payload = await loadTaskView(deps.db, task.task_id);
     if (!payload) return;

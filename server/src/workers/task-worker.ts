@@ -20,11 +20,11 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { type Db, isConnectionError, retryOnConnectionLoss } from '@aim/supabase/db';
 import { abortedError } from '../engines/define-engine.ts';
-import { type EngineProgress, EngineError, GENERIC_ENGINE_FAILURE, isEngineError } from '../engines/engine.ts';
+import { type EngineProgress, EngineError, GENERIC_ENGINE_FAILURE, isEngineError, TaskCancelled } from '../engines/engine.ts';
 import { consoleLogger, type Logger } from '../logger.ts';
 import { observeJob } from '../observability/job-log.ts';
 import { createJobQueue, type JobRow, WORKER_REFRESH_MS } from '../queue/job-queue.ts';
-import { jobRepository } from '../repositories/job-repository.ts';
+import { CANCEL_CHANNEL, jobRepository } from '../repositories/job-repository.ts';
 import { taskRepository, type TaskRow } from '../repositories/task-repository.ts';
 import type { EngineRegistry } from '../services/tasks/engine-registry.ts';
 import { settleFailure, settleSuccess } from '../services/tasks/settle-task.ts';
@@ -150,6 +150,7 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
   let registration: NodeJS.Timeout | undefined;
   let registering: Promise<void> = Promise.resolve();
   let unlisten: (() => Promise<void>) | undefined;
+  let unlistenCancels: (() => Promise<void>) | undefined;
   /** Jobs stopped at their time limit whose failure could not be written yet (the database was away): tried again on each heartbeat. */
   const overdue = new Map<string, JobRow>();
 
@@ -231,6 +232,24 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     }
   }
 
+  // ---- cancels ---------------------------------------------------------------------------
+
+  /**
+   * A task cancelled by its owner (POST /cancel, any API process) whose job runs here: abort it.
+   * Its task is already failed and refunded, its lease cleared (every later write is fenced).
+   */
+  function abortCancelled(taskId: string): void {
+    const entry = running.get(taskId);
+    if (!entry || entry.controller.signal.aborted) return;
+    log.info('task cancelled: stopping its job', { task_id: taskId, worker: workerId });
+    entry.controller.abort(new TaskCancelled());
+  }
+
+  /** Aborts the running jobs among `taskIds` that were cancelled (a missed notification, a reconnect). */
+  async function abortCancelledAmong(taskIds: string[]): Promise<void> {
+    for (const taskId of await jobRepository(db).cancelledAmong(taskIds)) abortCancelled(taskId);
+  }
+
   // ---- one job ---------------------------------------------------------------------------
 
   /**
@@ -242,6 +261,9 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
     let held: Set<string>;
     try {
       held = await queue.heartbeatAll();
+      // a lease lost to a cancel whose notification never came: stopped as a cancel, not as a lost lease
+      const lost = judged.filter((entry) => !held.has(entry.job.lease_token) && !entry.controller.signal.aborted).map((entry) => entry.job.task_id);
+      if (lost.length > 0) await abortCancelledAmong(lost);
     } catch (error) {
       log.error('task heartbeat failed', { worker: workerId, error: errorText(error) });
       return;
@@ -299,7 +321,10 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       emit(row, 'success');
     } catch (error) {
       await writes;
-      if (controller.signal.reason instanceof LeaseLost) {
+      if (controller.signal.reason instanceof TaskCancelled) {
+        // failed and refunded by the cancel itself (services/tasks/cancel-task.ts)
+        log.info('task run ended after its cancel', { task_id: job.task_id, error: errorText(error) });
+      } else if (controller.signal.reason instanceof LeaseLost) {
         log.info('task abandoned: lease lost', { task_id: job.task_id, worker: workerId });
       } else if (controller.signal.reason instanceof TimeLimitExceeded) {
         // failed and refunded by withinTimeLimit; this run's own end changes nothing
@@ -380,6 +405,11 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
         () => void tick(),
         () => void tick(),
       );
+      // a cancel of a job running here (any API process); a reconnect may have missed one: look
+      unlistenCancels = await db.listen(CANCEL_CHANNEL, abortCancelled, {
+        onReconnect: () =>
+          void abortCancelledAmong([...running.keys()]).catch((error) => log.error('task cancel check failed', { worker: workerId, error: errorText(error) })),
+      });
       poller = setInterval(() => void tick(), pollMs);
       heartbeat = setInterval(() => {
         beating = beat();
@@ -391,6 +421,7 @@ export function createTaskWorker(options: TaskWorkerOptions): TaskWorker {
       if (poller) clearInterval(poller);
       if (registration) clearInterval(registration);
       await unlisten?.();
+      await unlistenCancels?.();
       while (ticking) await new Promise((resolve) => setTimeout(resolve, 5));
       // the heartbeat keeps the leases while running jobs finish within the grace period
       const all = Promise.all([...running.values()].map((entry) => entry.done));

@@ -7,6 +7,7 @@ import { useLocalChange } from './use-local-change.ts';
 import { parseEndpoint, parseLanguage, parseRequestType, type EndpointId, type Language, type RequestType } from './sample-code.ts';
 import { KeyCard } from './components/key-card.tsx';
 import { WebhookCard } from './components/webhook-card.tsx';
+import { WebhookEventsField } from './components/webhook-events-field.tsx';
 import { QuickTips } from './components/quick-tips.tsx';
 import { SampleCodeCard } from './components/sample-code-card.tsx';
 import { SigningSecretField } from './components/signing-secret.tsx';
@@ -87,6 +88,7 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
 
   // stable, so the secret is read once and the console's polling is not restarted by each render
   const loadSecret = useCallback(() => gateway.getSigningSecret(), [gateway]);
+  const loadWebhookEvents = useMemo(() => gateway.getWebhookEvents?.bind(gateway), [gateway]);
   const listNamedKeys = useCallback((signal: AbortSignal) => gateway.listNamedKeys(signal), [gateway]);
   const listDeliveries = useCallback(
     (filter: Parameters<typeof gateway.listDeliveries>[0], signal: AbortSignal) => gateway.listDeliveries(filter, signal),
@@ -188,6 +190,21 @@ export function ApiKeysPage({ gateway, account, loadFailed, apiBaseUrl, notices 
                   }
                 }}
               />
+              {loadWebhookEvents && gateway.updateWebhookEvents && (
+                <WebhookEventsField
+                  load={loadWebhookEvents}
+                  save={async (events) => {
+                    try {
+                      const stored = await gateway.updateWebhookEvents!(events);
+                      notices.success(WEBHOOK_TEXTS.eventsSaved);
+                      return stored;
+                    } catch (error) {
+                      reportFailure(WEBHOOK_TEXTS.eventsFailed, error);
+                      return undefined;
+                    }
+                  }}
+                />
+              )}
             </WebhookCard>
             <QuickTips />
           </SimpleGrid>

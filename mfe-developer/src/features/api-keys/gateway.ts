@@ -5,7 +5,7 @@ import { useApiClient, type ApiClient } from '@aim/shared-kit/api';
 import { refreshUserRow } from '@aim/shared-kit/session';
 import { webhookRequestBody } from './key-rules.ts';
 import type { CreatedNamedKey, NamedKey, NewNamedKey } from './named-keys.ts';
-import { deliveriesPath, type Delivery, type PausedEndpoint, type SigningSecret, type StatusFilter } from './webhook-rules.ts';
+import { deliveriesPath, type Delivery, type PausedEndpoint, type SigningSecret, type StatusFilter, type WebhookEventName } from './webhook-rules.ts';
 
 export type ApiKeysGateway = {
   /** POST /auth/revokeAndCreateNewAPIKey: answers the new key; the old one is refused from now on. */
@@ -27,6 +27,10 @@ export type ApiKeysGateway = {
   listPausedEndpoints?(signal?: AbortSignal): Promise<PausedEndpoint[]>;
   /** POST /auth/webhook-endpoint/resume: closes the breaker; the URL's waiting deliveries go now. */
   resumeEndpoint?(url: string): Promise<void>;
+  /** GET /auth/webhook-events: the account webhook's event filter, null for every event (optional in fakes). */
+  getWebhookEvents?(): Promise<WebhookEventName[] | null>;
+  /** POST /auth/webhook-events: sets it (null: every event); answers the stored filter. */
+  updateWebhookEvents?(events: WebhookEventName[] | null): Promise<WebhookEventName[] | null>;
   /** GET /auth/api-keys: the named keys, newest first (never the keys themselves). */
   listNamedKeys(signal?: AbortSignal): Promise<NamedKey[]>;
   /** POST /auth/api-keys: answers the new key with the key itself, the only time it is shown. */
@@ -66,6 +70,12 @@ function createApiKeysGateway(api: ApiClient, afterChange: () => Promise<void>):
     },
     async resumeEndpoint(url) {
       await api.post('/auth/webhook-endpoint/resume', { url }, quiet);
+    },
+    async getWebhookEvents() {
+      return (await api.get<{ webhook_events: WebhookEventName[] | null }>('/auth/webhook-events', quiet)).webhook_events;
+    },
+    async updateWebhookEvents(events) {
+      return (await api.post<{ webhook_events: WebhookEventName[] | null }>('/auth/webhook-events', { events }, quiet)).webhook_events;
     },
     async listNamedKeys(signal) {
       return (await api.get<{ keys: NamedKey[] }>('/auth/api-keys', { ...quiet, signal })).keys;

@@ -10,6 +10,29 @@ export type SigningSecret = {
   previous_expires_at: string | null;
 };
 
+/** The task events an account webhook can be limited to (GET/POST /auth/webhook-events), in the server's order. */
+export const WEBHOOK_EVENT_OPTIONS = [
+  { name: 'progress', label: 'Progress' },
+  { name: 'completed', label: 'Completed' },
+  { name: 'failed', label: 'Failed' },
+] as const;
+export type WebhookEventName = (typeof WEBHOOK_EVENT_OPTIONS)[number]['name'];
+
+/** The filter as stored: every event ticked is null (every event, the default), else the ticked ones in order. */
+export function toWebhookEventsSetting(checked: readonly WebhookEventName[]): WebhookEventName[] | null {
+  const names = WEBHOOK_EVENT_OPTIONS.map((o) => o.name).filter((n) => checked.includes(n));
+  return names.length === WEBHOOK_EVENT_OPTIONS.length ? null : names;
+}
+
+/** The saved filter for people: "all events", "no events" or the labels. */
+export function describeWebhookEvents(events: readonly WebhookEventName[] | null): string {
+  if (events === null) return 'all events (progress, completed, failed)';
+  if (events.length === 0) return 'no events';
+  return WEBHOOK_EVENT_OPTIONS.filter((o) => events.includes(o.name))
+    .map((o) => o.label.toLowerCase())
+    .join(', ');
+}
+
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'refused', 'superseded'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type StatusFilter = DeliveryStatus | 'all';
@@ -61,6 +84,8 @@ export const WEBHOOK_TEXTS = {
   secretCopied: 'Signing secret copied to clipboard',
   secretRotated: 'New signing secret generated',
   rotateSecretFailed: 'Failed to rotate signing secret',
+  eventsSaved: 'Webhook events updated',
+  eventsFailed: 'Failed to update webhook events',
   rotateSecretConfirm: 'Rotate your signing secret?',
   secretLoadFailed: 'The signing secret could not be loaded.',
   deliveriesLoadFailed: 'Deliveries could not be loaded.',

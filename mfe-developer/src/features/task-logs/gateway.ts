@@ -32,6 +32,8 @@ export type TaskLogsGateway = {
   exportCsv(query: LogQuery): Promise<void>;
   /** The account's named API keys (GET /auth/api-keys), for the key filter and the detail. */
   keys(): Promise<KeyOption[]>;
+  /** POST /cancel {task_id}: stops a pending or processing task (it ends failed, 'Cancelled', refunded); errors are toasted. */
+  cancel(taskId: string): Promise<void>;
 };
 
 export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseClient>, api: ApiClient): TaskLogsGateway {
@@ -93,6 +95,9 @@ export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseCli
     async keys() {
       const { keys } = await api.get<{ keys: KeyOption[] }>('/auth/api-keys', { toastOnError: false });
       return keys.map(({ id, name, prefix, last4, revoked }) => ({ id, name, prefix, last4, revoked }));
+    },
+    async cancel(taskId) {
+      await api.post('/cancel', { task_id: taskId });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { useSearchParams } from '@aim/shared-kit/router';
 import { Badge, Box, Button, CloseButton, Code, Dialog, Field, HStack, Heading, Input, NativeSelect, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
-import { LOG_PAGE_SIZES, LOG_STATUS_FILTER, LOG_TYPE_FILTER } from '@aim/shared-kit/domain';
+import { isTerminalStatus, LOG_PAGE_SIZES, LOG_STATUS_FILTER, LOG_TYPE_FILTER } from '@aim/shared-kit/domain';
 import type { LogRow, Movement, TaskLogsGateway } from './gateway.ts';
 import {
   describeTaskKey,
@@ -60,6 +60,7 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
   const [idInput, setIdInput] = useState(query.taskId);
   const [idError, setIdError] = useState(false);
   const [detail, setDetail] = useState<LogRow | null>(null);
+  const [toCancel, setToCancel] = useState<LogRow | null>(null);
   const [exporting, setExporting] = useState(false);
   const [exportFailed, setExportFailed] = useState(false);
   // the named keys for the key filter; a failed read leaves All keys / Primary key
@@ -278,9 +279,16 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
                     {formatRefund(row.refund)}
                   </Table.Cell>
                   <Table.Cell textAlign="end">
-                    <Button size="xs" variant="outline" aria-label={`Details of ${row.id}`} onClick={() => setDetail(row)}>
-                      View
-                    </Button>
+                    <HStack gap="2" justify="flex-end">
+                      {!isTerminalStatus(row.status) && (
+                        <Button size="xs" variant="outline" colorPalette="red" aria-label={`Cancel ${row.id}`} onClick={() => setToCancel(row)}>
+                          Cancel
+                        </Button>
+                      )}
+                      <Button size="xs" variant="outline" aria-label={`Details of ${row.id}`} onClick={() => setDetail(row)}>
+                        View
+                      </Button>
+                    </HStack>
                   </Table.Cell>
                 </Table.Row>
               ))
@@ -321,6 +329,17 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
           </Button>
         </HStack>
       </HStack>
+
+      <CancelTaskDialog
+        task={toCancel}
+        onClose={() => setToCancel(null)}
+        onConfirm={async (task) => {
+          await gateway.cancel(task.id);
+          setToCancel(null);
+          // the row now reads failed, with its refund
+          await load();
+        }}
+      />
 
       <Dialog.Root open={detail !== null} onOpenChange={(e) => !e.open && setDetail(null)} size="lg" placement="center" scrollBehavior="inside">
         <Portal>
@@ -399,5 +418,53 @@ function TaskMovements({ gateway, taskId }: { gateway: TaskLogsGateway; taskId: 
         </Stack>
       )}
     </Stack>
+  );
+}
+
+type CancelTaskDialogProps = {
+  task: LogRow | null;
+  onClose: () => void;
+  /** Rejects when the server refused (the API client has shown its message). */
+  onConfirm: (task: LogRow) => Promise<void>;
+};
+
+/** Asks before cancelling (it cannot be undone); focus starts on Keep running, Escape keeps the task. */
+function CancelTaskDialog({ task, onClose, onConfirm }: CancelTaskDialogProps) {
+  const [busy, setBusy] = useState(false);
+  const handleConfirm = async () => {
+    if (!task) return;
+    setBusy(true);
+    try {
+      await onConfirm(task);
+    } catch {
+      onClose();
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog.Root role="alertdialog" open={task !== null} onOpenChange={(e) => !e.open && !busy && onClose()} placement="center">
+      <Portal>
+        <Dialog.Backdrop />
+        <Dialog.Positioner>
+          <Dialog.Content data-testid="task-cancel-dialog">
+            <Dialog.Header>
+              <Dialog.Title>Cancel task {task?.id}?</Dialog.Title>
+            </Dialog.Header>
+            <Dialog.Body>
+              <Text fontSize="sm">The task stops and ends as failed (Cancelled); its credits are refunded. This cannot be undone.</Text>
+            </Dialog.Body>
+            <Dialog.Footer>
+              <Button variant="outline" onClick={onClose} disabled={busy}>
+                Keep running
+              </Button>
+              <Button colorPalette="red" loading={busy} onClick={() => void handleConfirm()}>
+                Yes, cancel
+              </Button>
+            </Dialog.Footer>
+          </Dialog.Content>
+        </Dialog.Positioner>
+      </Portal>
+    </Dialog.Root>
   );
 }

@@ -3,6 +3,7 @@ import { useSearchParams } from '@aim/shared-kit/router';
 import { Alert, Button, Card, Grid, Heading, HStack, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import { AI_PHOTO } from '@aim/shared-kit/domain';
 import { saveBlob } from '@aim/shared-kit/download';
+import { CancelTaskButton } from '../../components/cancel-task-button.tsx';
 import { TaskFailed } from '../../components/task-failed.tsx';
 import { TaskProgressBar } from '../../components/task-progress-bar.tsx';
 import { type TaskPhase, taskPhase, uploadFailureDetail } from '../tasks/task-rules.ts';
@@ -269,7 +270,8 @@ export function AiPhotosTool({ gateway, notifyError, random, preparePhoto = shri
           <Stack gap="4">
             {view.step === 1 && <TriggerWord word={view.task.input_data?.trigger_word} />}
             {view.step === 2 && generateForm(trainingIdOf(view.task), true)}
-            <TaskProgressBar status={view.task.status} percentage={view.task.percentage} />
+            <TaskProgressBar status={view.task.status} percentage={view.task.percentage} taskId={view.task.id} />
+            <CancelTaskButton key={view.task.id} onCancel={() => gateway.cancel(view.task.id)} />
             {view.step === 0 && (
               <Text textStyle="sm" color="fg.muted">
                 Each photo is checked for one clear face of the same person. You can leave this page: the upload stays in the list.

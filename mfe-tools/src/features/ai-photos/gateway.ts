@@ -7,6 +7,7 @@ import { type ApiClient, useApiClient } from '@aim/shared-kit/api';
 import { withNormalizedStatus } from '@aim/shared-kit/domain';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
 import { useUserRow } from '@aim/shared-kit/session';
+import { cancelTask } from '../tasks/cancel-task.ts';
 import { createTaskSource, fetchImage, type TaskSource } from '../tasks/task-store.ts';
 import { AI_PHOTO_TYPES, type AiPhotoListItem, type AiPhotoTask, type AspectRatio, type Ethnicity, type Gender } from './ai-photos-rules.ts';
 
@@ -35,6 +36,8 @@ export type AiPhotosGateway = TaskSource<AiPhotoTask> & {
   /** The side list: the user's ai-photo tasks not yet expired, newest first. */
   listTasks(): Promise<AiPhotoListItem[]>;
   fetchImage(url: string): Promise<Blob>;
+  /** POST /cancel {task_id}: stops an active task (it ends failed, 'Cancelled', refunded). */
+  cancel(taskId: string): Promise<void>;
 };
 
 type SupabaseClient = ReturnType<typeof getSupabaseClient>;
@@ -94,6 +97,7 @@ function createAiPhotosGateway(api: ApiClient, supabase: SupabaseClient, email: 
     readTask: tasks.readTask,
     watchTask: tasks.watchTask,
     fetchImage,
+    cancel: (taskId) => cancelTask(api, taskId),
   };
 }
 

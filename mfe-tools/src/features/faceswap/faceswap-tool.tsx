@@ -134,7 +134,14 @@ export function FaceswapTool({ gateway, notifyError }: FaceswapToolProps) {
         {IMAGE_ROLES.map((role) => (
           <ImageDropBox key={role} role={role} hint={HINTS[role]} slot={images.slots[role]} disabled={locked} onFile={(file) => chooseFile(role, file)} />
         ))}
-        <ResultBox view={view} task={task} canGenerate={canGenerate(images.slots, gateway.ready)} generating={generating} onGenerate={() => void generate()} />
+        <ResultBox
+          view={view}
+          task={task}
+          canGenerate={canGenerate(images.slots, gateway.ready)}
+          generating={generating}
+          onGenerate={() => void generate()}
+          onCancel={task ? () => gateway.cancel(task.id) : undefined}
+        />
       </SimpleGrid>
 
       <HStack gap="3" justify="flex-end" wrap="wrap">

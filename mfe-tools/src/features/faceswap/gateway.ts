@@ -5,6 +5,7 @@ import { useMemo } from 'react';
 import { type ApiClient, useApiClient } from '@aim/shared-kit/api';
 import { useUserRow } from '@aim/shared-kit/session';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import { cancelTask } from '../tasks/cancel-task.ts';
 import { createTaskSource, fetchImage, type TaskSource, uploadImage } from '../tasks/task-store.ts';
 import type { FaceswapTask } from './faceswap-rules.ts';
 
@@ -16,6 +17,8 @@ export type FaceswapGateway = TaskSource<FaceswapTask> & {
   /** POST /faceswap {swap_image_url, target_image_url} → the new task's id. */
   faceswap(swapImageUrl: string, targetImageUrl: string): Promise<string>;
   fetchImage(url: string): Promise<Blob>;
+  /** POST /cancel {task_id}: stops an active task (it ends failed, 'Cancelled', refunded). */
+  cancel(taskId: string): Promise<void>;
 };
 
 function createFaceswapGateway(api: ApiClient, ready: boolean): FaceswapGateway {
@@ -30,6 +33,7 @@ function createFaceswapGateway(api: ApiClient, ready: boolean): FaceswapGateway 
     readTask: tasks.readTask,
     watchTask: tasks.watchTask,
     fetchImage,
+    cancel: (taskId) => cancelTask(api, taskId),
   };
 }
 

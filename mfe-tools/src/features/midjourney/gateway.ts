@@ -5,6 +5,7 @@ import { useMemo } from 'react';
 import { useApiClient, type ApiClient } from '@aim/shared-kit/api';
 import { useUserRow } from '@aim/shared-kit/session';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
+import { cancelTask } from '../tasks/cancel-task.ts';
 import { createTaskSource, fetchImage, type TaskSource, uploadImage } from '../tasks/task-store.ts';
 import type { LineageRow } from './lineage.ts';
 import { createLineageReader } from './lineage-source.ts';
@@ -38,6 +39,8 @@ export type MidjourneyGateway = TaskSource<MidjourneyTask> & {
   /** POST /pro/seed: answers the id of the seed task, whose /fetch carries the seed. */
   requestSeed(taskId: string): Promise<string>;
   fetchTask(taskId: string): Promise<{ status?: string; seed?: string | number | null }>;
+  /** POST /cancel {task_id}: stops an active task (it ends failed, 'Cancelled', refunded). */
+  cancel(taskId: string): Promise<void>;
   upload(file: File): Promise<string>;
   toggleFavorite(taskId: string): Promise<boolean | null>;
   fetchImage(url: string): Promise<Blob>;
@@ -77,6 +80,7 @@ export function createMidjourneyGateway(api: ApiClient, supabase: SupabaseClient
     reroll: (parentTaskId) => post('/pro/reroll', { parent_task_id: parentTaskId }),
     requestSeed: (taskId) => post('/pro/seed', { task_id: taskId }),
     fetchTask: (taskId) => api.post('/fetch', { task_id: taskId }),
+    cancel: (taskId) => cancelTask(api, taskId),
     upload: (file) => uploadImage(api, file),
     readTask: tasks.readTask,
     watchTask: tasks.watchTask,

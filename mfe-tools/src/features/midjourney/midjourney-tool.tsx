@@ -287,6 +287,7 @@ export function MidjourneyTool({ gateway, mode, notifyError, seedDelayMs = SEED_
               onSeed={() => void run('seed', () => getSeed(state.task))}
               onFavorite={() => void run('favorite', () => toggleFavorite(state.task))}
               onDownload={() => void run('download', () => download(state.task))}
+              onCancel={() => gateway.cancel(state.task.id)}
             />
           )}
           {state.status === 'ready' && primaryImage(state.task) && (
@@ -335,6 +336,7 @@ type TaskViewProps = {
   onSeed: () => void;
   onFavorite: () => void;
   onDownload: () => void;
+  onCancel: () => Promise<void>;
 };
 
 function TaskView({
@@ -356,6 +358,7 @@ function TaskView({
   onSeed,
   onFavorite,
   onDownload,
+  onCancel,
 }: TaskViewProps) {
   const phase = taskPhase(task.status);
   const layout = resultLayout(task.type);
@@ -376,7 +379,7 @@ function TaskView({
           </Text>
         )}
       </HStack>
-      {phase === 'active' && <TaskProgress task={task} />}
+      {phase === 'active' && <TaskProgress task={task} onCancel={archived ? undefined : onCancel} />}
       {phase === 'failed' && <TaskFailed message={failureMessage(task)} refund={task.refund} />}
       {phase === 'done' && layout === 'grid' && (
         <ResultGrid

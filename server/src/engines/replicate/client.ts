@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { abortedError, throwIfAborted } from '../define-engine.ts';
-import { EngineError, type EngineStage } from '../engine.ts';
+import { EngineError, type EngineStage, isCancelled } from '../engine.ts';
 import { mapStatus, type PredictionState, problemText, retryAfterMs } from './protocol.ts';
 
 /** What the user is told when the service fails (each adapter names its own service). */
@@ -161,12 +161,19 @@ export async function pollUntilDone<T extends UpstreamJob>(
       await options.cancel(id);
       throw options.timedOut(id);
     }
-    await pause(interval, signal);
+    try {
+      await pause(interval, signal);
+    } catch (error) {
+      // its owner cancelled the task (POST /cancel): stop paying for it upstream too
+      if (isCancelled(signal)) await options.cancel(id);
+      throw error;
+    }
     interval = Math.min(options.maxIntervalMs, Math.ceil(interval * 1.5));
     try {
       job = await options.get(id, signal);
       failures = 0;
     } catch (error) {
+      if (isCancelled(signal)) await options.cancel(id);
       if (!(error instanceof EngineError) || !error.retryable) throw error;
       failures += 1;
       if (failures >= options.maxFailures) {

@@ -8,6 +8,7 @@ import type { Db } from '@aim/supabase/db';
 import type { AuthedEnv } from '../../context.ts';
 import { rateLimitRepository } from '../../repositories/rate-limit-repository.ts';
 import { primaryAccount } from '../../repositories/user-repository.ts';
+import { estimatingAccount } from '../../services/pricing/estimate.ts';
 import { authenticateApiKey, requireScope, type KeyRequirement, type PrimaryKeyLookup } from '../../services/auth/authenticate-api-key.ts';
 import { ACCOUNT_PLACEHOLDER, limitAccount, primaryKeyLimit, routeClassOf } from '../rate-limit/index.ts';
 
@@ -23,6 +24,12 @@ import { ACCOUNT_PLACEHOLDER, limitAccount, primaryKeyLimit, routeClassOf } from
 export function apiKeyAuth(deps: { db: Db }, need: KeyRequirement = 'primary') {
   const rateLimits = rateLimitRepository(deps.db);
   return createMiddleware<AuthedEnv>(async (c, next) => {
+    // a POST /estimate dry run of this call: its caller was authenticated (read scope) and counted there
+    const estimating = estimatingAccount();
+    if (estimating) {
+      c.set('account', estimating);
+      return next();
+    }
     const routeClass = routeClassOf(need, c.req.method);
     // the primary key's limits are counted by the statement that looks it up (it has every
     // scope, so requireScope cannot refuse it after the count)

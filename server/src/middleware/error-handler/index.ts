@@ -10,6 +10,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApiError, errorBody, UNEXPECTED_ERROR_MESSAGE, type ErrorCode, type ErrorBody } from '../../errors.ts';
 import type { AppEnv } from '../../context.ts';
+import { EstimateReached } from '../../services/pricing/estimate.ts';
 import type { Logger } from '../../logger.ts';
 
 const HTTP_EXCEPTION_CODES: Partial<Record<number, ErrorCode>> = {
@@ -38,6 +39,8 @@ function respond(c: Context<AppEnv>, status: number, body: ErrorBody) {
 export function errorHandler(log: Logger): ErrorHandler<AppEnv> {
   return (err, c) => {
     if (err instanceof ApiError) return respond(c, err.status, err.toBody());
+    // a POST /estimate dry run stopped where the hold would be taken (services/pricing/estimate.ts)
+    if (err instanceof EstimateReached) return c.body(null, 204);
     if (err instanceof HTTPException && err.status < 500) {
       const code = HTTP_EXCEPTION_CODES[err.status] ?? 'bad_request';
       const msg = HTTP_EXCEPTION_MESSAGES[err.status] ?? (err.message || 'Bad request');

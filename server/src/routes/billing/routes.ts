@@ -5,21 +5,15 @@
  * for the payment UI. The sandbox's own calls are in sandbox-routes.ts.
  */
 import { createRoute } from '@hono/zod-openapi';
-import {
-  AUTO_TOPUP_DEFAULTS,
-  AUTO_TOPUP_THRESHOLDS,
-  CREDITS_PER_BLOCK,
-  MAX_TOPUP_DOLLARS,
-  PLANS,
-  TOPUP_BLOCK_DOLLARS,
-  TOPUP_PRESETS_DOLLARS,
-  TRIAL,
-} from '../../billing/catalog.ts';
+import { CREDITS_PER_BLOCK, TOPUP_BLOCK_DOLLARS, TRIAL } from '../../billing/catalog.ts';
 import { TEST_CARDS } from '../../billing/sandbox/test-cards.ts';
 import { isStripeProvider } from '../../billing/stripe/stripe-provider.ts';
-import type { ApiDeps } from '../../context.ts';
+import type { MiddlewareHandler } from 'hono';
+import type { ApiDeps, AuthedEnv } from '../../context.ts';
 import { apiKeyAuth } from '../../middleware/api-key-auth/index.ts';
+import { idempotency } from '../../middleware/idempotency/index.ts';
 import { sessionAuth } from '../../middleware/session-auth/index.ts';
+import { idempotencyKeyParameter } from '../../openapi/idempotency.ts';
 import {
   apiKeySecurity,
   authedErrorResponses,
@@ -45,6 +39,7 @@ import {
 import { subscribe } from '../../services/billing/subscribe.ts';
 import { topUp } from '../../services/billing/topup.ts';
 import { startTrial } from '../../services/billing/trial.ts';
+import { priceList } from '../../services/pricing/price-list.ts';
 import {
   AddPaymentMethodRequest,
   AddPaymentMethodResponse,
@@ -75,6 +70,11 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
   // every call here moves money or shows cards and invoices: the dashboard session, not the API key alone
   const authed = { tags: ['Billing'], security: dashboardSecurity, middleware: sessionAuth(deps) };
   const keyAuthed = { tags: ['Billing'], security: apiKeySecurity, middleware: apiKeyAuth(deps) };
+  // the calls that start a charge also take an Idempotency-Key (middleware/idempotency)
+  const charging = {
+    middleware: [sessionAuth(deps), idempotency(deps)] as [MiddlewareHandler<AuthedEnv>, MiddlewareHandler<AuthedEnv>],
+    parameters: [idempotencyKeyParameter],
+  };
 
   router.openapi(
     createRoute({
@@ -96,6 +96,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
       description:
         'Starts a monthly subscription (or a plan change when one is active) whose first invoice is paid with the returned client secret. When the provider reports it paid, the plan, next_billing_date (+1 month) and the plan’s credits are applied. A plan change is billed in full and restarts the period.',
       ...authed,
+      ...charging,
       request: { body: jsonBody(SubscribeRequest) },
       responses: {
         200: jsonResponse(ClientSecretResponse, 'The invoice payment to confirm.'),
@@ -114,6 +115,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
       summary: 'Buy credits',
       description: `A one-off payment of whole $${TOPUP_BLOCK_DOLLARS} blocks (${CREDITS_PER_BLOCK} credits each). Needs an active subscription. Credits arrive when the payment succeeds. Over the account’s monthly spending limit (/auth/spending-limits) it answers 409 with the limit’s message.`,
       ...authed,
+      ...charging,
       request: { body: jsonBody(TopupRequest) },
       responses: {
         200: jsonResponse(TopupResponse, 'The payment to confirm.'),
@@ -132,6 +134,7 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
       summary: 'Start the trial',
       description: `$${TRIAL.amountCents / 100} for ${TRIAL.days} days (${TRIAL.credits} credits), once, for accounts without a plan. Calling again before paying returns the same payment.`,
       ...authed,
+      ...charging,
       responses: {
         200: jsonResponse(TrialResponse, 'The trial payment to confirm.'),
         409: conflict('The trial is only available once, to accounts without a plan'),
@@ -295,15 +298,8 @@ export function billingRoutes(deps: ApiDeps, billing: Billing = createBilling({ 
         {
           provider: billing.provider.kind,
           publishable_key: isStripeProvider(billing.provider) ? billing.provider.publishableKey : null,
-          plans: Object.values(PLANS).map((p) => ({ id: p.id, label: p.label, amount: p.amountCents / 100, credits: p.credits })),
-          topup: {
-            presets: [...TOPUP_PRESETS_DOLLARS],
-            block_dollars: TOPUP_BLOCK_DOLLARS,
-            credits_per_block: CREDITS_PER_BLOCK,
-            max_dollars: MAX_TOPUP_DOLLARS,
-          },
-          trial: { amount: TRIAL.amountCents / 100, credits: TRIAL.credits, days: TRIAL.days },
-          auto_topup: { thresholds: [...AUTO_TOPUP_THRESHOLDS], default_min: AUTO_TOPUP_DEFAULTS.min, default_amount: AUTO_TOPUP_DEFAULTS.amountDollars },
+          // the price list of GET /pricing: the same functions
+          ...priceList(),
           test_cards: billing.provider.kind === 'sandbox' ? TEST_CARDS.map((t) => ({ number: t.number, brand: t.brand, description: t.description })) : [],
         },
         200,

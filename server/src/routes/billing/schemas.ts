@@ -137,6 +137,17 @@ export const AutoTopUpResponse = z
     example: { auto_topup: true, auto_topup_min: 500, auto_topup_amount: 20, auto_topup_failures: 0, auto_topup_disabled_reason: null },
   });
 
+/** One action's price (GET /pricing, GET /billing/config). */
+export const ActionPrice = z
+  .object({
+    type: z.string().openapi({ description: 'The task type (`imagine`, `upscale#1`, `faceswap`, …), as POST /fetch shows it.' }),
+    credits: z.number().int().openapi({ description: 'Credits held when the task is created, refunded if it fails.' }),
+    per: z.enum(['photo', 'second']).nullable().openapi({
+      description: 'For the types priced by quantity: credits per photo (AI photo training and generation) or per second of video; null: per task.',
+    }),
+  })
+  .openapi('ActionPrice', { example: { type: 'imagine', credits: 4, per: null } });
+
 export const BillingConfig = z
   .object({
     provider: z.enum(['sandbox', 'stripe']),
@@ -150,6 +161,7 @@ export const BillingConfig = z
     }),
     trial: z.object({ amount: z.number(), credits: z.number().int(), days: z.number().int() }),
     auto_topup: z.object({ thresholds: z.array(z.number().int()), default_min: z.number().int(), default_amount: z.number().int() }),
+    actions: z.array(ActionPrice).openapi({ description: 'Credits per action (task type), as GET /pricing lists them.' }),
     test_cards: z
       .array(z.object({ number: z.string(), brand: z.string(), description: z.string() }))
       .openapi({ description: 'Sandbox only: the accepted test cards.' }),
@@ -162,6 +174,10 @@ export const BillingConfig = z
       topup: { presets: [10, 20, 50, 100, 200, 500], block_dollars: 10, credits_per_block: 250, max_dollars: 10000 },
       trial: { amount: 10, credits: 250, days: 7 },
       auto_topup: { thresholds: [250, 500, 1250, 2500], default_min: 250, default_amount: 10 },
+      actions: [
+        { type: 'imagine', credits: 4, per: null },
+        { type: 'upscale#1', credits: 2, per: null },
+      ],
       test_cards: [{ number: '4242424242424242', brand: 'visa', description: 'Succeeds' }],
     },
   });

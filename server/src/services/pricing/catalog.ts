@@ -90,3 +90,34 @@ export function priceOf(type: string, quantity = 1): number | undefined {
   if (/^upscale#[1-4]$/.test(type)) return UPSCALE_PRICES['1x'];
   return undefined;
 }
+
+/** One line of the public price list: a task type and its credits (per unit for the types priced per unit). */
+export interface ActionPrice {
+  type: string;
+  credits: number;
+  /** What `credits` is per, for the types priced by quantity; null: per task. */
+  per: 'photo' | 'second' | null;
+}
+
+const UNIT_OF: Readonly<Record<string, 'photo' | 'second'>> = {
+  'ai-photo-train': 'photo',
+  'ai-photo-generate': 'photo',
+  'kling-video': 'second',
+  runway: 'second',
+};
+
+/**
+ * Every task type this server sells with its price, each read through priceOf (the function the
+ * holds use), in a stable order: GET /pricing and the dashboard's catalog (GET /billing/config).
+ */
+export function actionPrices(): ActionPrice[] {
+  const types = [
+    ...Object.keys(FIXED_PRICES),
+    ...[1, 2, 3, 4].map((i) => `variation-${i}`),
+    'variation-strong',
+    'variation-subtle',
+    ...[1, 2, 3, 4].map((i) => `upscale#${i}`),
+    ...Object.keys(PER_UNIT_PRICES),
+  ];
+  return types.map((type) => ({ type, credits: priceOf(type) as number, per: UNIT_OF[type] ?? null }));
+}

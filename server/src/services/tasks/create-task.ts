@@ -19,6 +19,7 @@ import { isInsufficientCredits, taskRepository } from '../../repositories/task-r
 import { isAccountOnHold, taskHoldError } from '../billing/account-hold.ts';
 import type { Account } from '../../repositories/user-repository.ts';
 import { priceOf } from '../pricing/catalog.ts';
+import { isEstimating, stopForEstimate } from '../pricing/estimate.ts';
 import type { EngineRegistry } from './engine-registry.ts';
 import { engineKindOf } from './task-kinds.ts';
 
@@ -56,7 +57,8 @@ export interface TaskSpec {
   mode?: string | null;
   inputData?: Record<string, unknown> | null;
   expiresAt?: Date | null;
-  webhook?: { url: string | null; secret: string | null };
+  /** `events`: the request's webhook_events (null: the account's filter). */
+  webhook?: { url: string | null; secret: string | null; events?: readonly string[] | null };
 }
 
 const INSUFFICIENT_CREDITS_MESSAGE = 'Not enough credits';
@@ -89,14 +91,28 @@ function priceAndQueue(deps: TaskDeps, spec: Pick<TaskSpec, 'type' | 'quantity' 
  */
 export async function assertCanCreateTask(deps: TaskDeps, account: TaskOwner, spec: Pick<TaskSpec, 'type' | 'quantity' | 'preferredEngine'>): Promise<void> {
   const { cost } = priceAndQueue(deps, spec);
+  // POST /estimate: the price is known, nothing is stored
+  stopForEstimate(spec.type, cost);
   if ((await taskRepository(deps.db).creditsOf(account.id)) < cost)
     throw (await taskHoldError(deps.db, account.id)) ?? new ApiError('insufficient_credits', INSUFFICIENT_CREDITS_MESSAGE);
 }
 
+/**
+ * assertCanCreateTask as an early check, before a body is even read (the price from the
+ * headers). In a POST /estimate dry run only its refusals of the type apply (not sold, no
+ * engine): the estimate reports the balance itself and goes on to the call's own checks.
+ */
+export async function assertCanPayEarly(deps: TaskDeps, account: TaskOwner, spec: Pick<TaskSpec, 'type' | 'quantity' | 'preferredEngine'>): Promise<void> {
+  if (isEstimating()) priceAndQueue(deps, spec);
+  else await assertCanCreateTask(deps, account, spec);
+}
+
 export async function createTask(deps: TaskDeps, account: TaskOwner, spec: TaskSpec): Promise<{ task_id: string }> {
   const { cost, queue } = priceAndQueue(deps, spec);
+  // POST /estimate: the hold this would take, and no task
+  stopForEstimate(spec.type, cost);
   const id = spec.id ?? randomUUID();
-  const webhook = spec.webhook && (spec.webhook.url || spec.webhook.secret) ? spec.webhook : null;
+  const webhook = spec.webhook && (spec.webhook.url || spec.webhook.secret || spec.webhook.events) ? spec.webhook : null;
   let topUpDue: boolean;
   try {
     // one statement, one round trip: hold (it locks the user's row, so concurrent submits

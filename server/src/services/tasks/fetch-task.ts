@@ -7,6 +7,7 @@ import { ApiError } from '../../errors.ts';
 import { jobRepository } from '../../repositories/job-repository.ts';
 import { taskRepository, type TaskRow } from '../../repositories/task-repository.ts';
 import type { Account } from '../../repositories/user-repository.ts';
+import { withQueuePosition } from './queue-position.ts';
 import { TASK_NOT_FOUND_MESSAGE } from './submit-from-parent.ts';
 import { isTerminal, toTaskView, type TaskView } from './task-view.ts';
 
@@ -22,7 +23,8 @@ export async function fetchTask(deps: { db: Db }, account: Account, taskId: stri
   const row = await taskRepository(deps.db).findOwn(account.id, taskId);
   if (!row) throw new ApiError('not_found', TASK_NOT_FOUND_MESSAGE);
   const [view] = await viewsOf(deps.db, [row]);
-  return view;
+  // a queued task also says where it stands in line (additive fields, services/tasks/queue-position.ts)
+  return withQueuePosition(deps.db, view);
 }
 
 /** The view of a task as POST /fetch would answer it right now (for webhook bodies); undefined when it is gone. */

@@ -20,7 +20,7 @@ export async function settleSuccess(tx: Queryable, task: TaskRow, success: TaskS
   return row;
 }
 
-export async function settleFailure(tx: Queryable, task: TaskRow, failure: { message: string; code: string }): Promise<TaskRow | undefined> {
+export async function settleFailure(tx: Queryable, task: TaskRow, failure: { message: string; code: string; cancelled?: true }): Promise<TaskRow | undefined> {
   const tasks = taskRepository(tx);
   const row = await tasks.markFailed(task.id, failure, task.cost);
   if (!row) return undefined;

@@ -10,12 +10,12 @@
 import type { AspectRatio } from '../../engines/engine.ts';
 import { ApiError } from '../../errors.ts';
 import type { Account } from '../../repositories/user-repository.ts';
-import { normalizeWebhookUrl } from '../account/webhook-url.ts';
 import { loadAiPhotoParent } from './ai-photo-parent.ts';
 import { MAX_GENERATED_PHOTOS } from './ai-photo-rules.ts';
+import { type WebhookInput, webhookOf } from './submit-inputs.ts';
 import { createTask, type TaskDeps } from './create-task.ts';
 
-export interface AiPhotoGenerateInput {
+export interface AiPhotoGenerateInput extends WebhookInput {
   training_id: string;
   prompt: string;
   aspect_ratio?: AspectRatio | 'custom';
@@ -23,8 +23,6 @@ export interface AiPhotoGenerateInput {
   height?: number;
   number_of_images?: number;
   seed?: number;
-  webhook_url?: string | null;
-  webhook_secret?: string | null;
 }
 
 // a named ratio and a size that differ by more than rounding to a multiple of 8 or 16 disagree
@@ -54,7 +52,7 @@ function checkedShape(input: AiPhotoGenerateInput): { aspect_ratio: AspectRatio 
 export async function submitAiPhotoGenerate(deps: TaskDeps, account: Account, input: AiPhotoGenerateInput): Promise<{ task_id: string }> {
   const shape = checkedShape(input);
   const count = input.number_of_images ?? MAX_GENERATED_PHOTOS;
-  const webhook = { url: normalizeWebhookUrl(input.webhook_url), secret: input.webhook_secret?.trim() || null };
+  const webhook = webhookOf(input);
   const training = await loadAiPhotoParent(deps, account, input.training_id, 'ai-photo-train');
   const engine = training.result?.engine;
   return createTask(deps, account, {

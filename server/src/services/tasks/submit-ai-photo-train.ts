@@ -6,17 +6,15 @@
  */
 import { ApiError } from '../../errors.ts';
 import type { Account } from '../../repositories/user-repository.ts';
-import { normalizeWebhookUrl } from '../account/webhook-url.ts';
 import { loadAiPhotoParent } from './ai-photo-parent.ts';
 import { DEFAULT_TRIGGER_WORD, MAX_TRIGGER_WORD, MIN_TRIGGER_WORD, TRAINING_TTL_MS, TRIGGER_WORD_MESSAGE, usablePhotoIndexes } from './ai-photo-rules.ts';
+import { type WebhookInput, webhookOf } from './submit-inputs.ts';
 import { createTask, type TaskDeps } from './create-task.ts';
 
-export interface AiPhotoTrainInput {
+export interface AiPhotoTrainInput extends WebhookInput {
   training_images_id: string;
   /** Omitted: DEFAULT_TRIGGER_WORD. */
   trigger_word?: string;
-  webhook_url?: string | null;
-  webhook_secret?: string | null;
 }
 
 /** The trigger word as stored (trimmed), or the spec's 400. It goes into prompts, so one word. */
@@ -30,7 +28,7 @@ function checkedTriggerWord(input: string): string {
 
 export async function submitAiPhotoTrain(deps: TaskDeps, account: Account, input: AiPhotoTrainInput): Promise<{ task_id: string }> {
   const triggerWord = checkedTriggerWord(input.trigger_word ?? DEFAULT_TRIGGER_WORD);
-  const webhook = { url: normalizeWebhookUrl(input.webhook_url), secret: input.webhook_secret?.trim() || null };
+  const webhook = webhookOf(input);
   const upload = await loadAiPhotoParent(deps, account, input.training_images_id, 'ai-photo-upload');
   const usable = usablePhotoIndexes(upload);
   if (usable.length === 0) throw new ApiError('conflict', 'None of the uploaded photos can be used for training; upload other photos');

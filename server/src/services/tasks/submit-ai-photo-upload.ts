@@ -13,17 +13,15 @@ import type { Account } from '../../repositories/user-repository.ts';
 import { decodeBase64Image } from '../../storage/base64-image.ts';
 import { detectImageType, inspectImage, MAX_IMAGE_PIXELS } from '../../storage/image-type.ts';
 import type { MediaStore } from '../../storage/media-store.ts';
-import { normalizeWebhookUrl } from '../account/webhook-url.ts';
 import { MAX_AI_PHOTO_BYTES, UPLOAD_TTL_MS } from './ai-photo-rules.ts';
+import { type WebhookInput, webhookOf } from './submit-inputs.ts';
 import { assertCanCreateTask, createTask, type TaskDeps } from './create-task.ts';
 
-export interface AiPhotoUploadInput {
+export interface AiPhotoUploadInput extends WebhookInput {
   images: string[];
   ethnicity: string;
   gender: 'male' | 'female';
   age: number;
-  webhook_url?: string | null;
-  webhook_secret?: string | null;
 }
 
 interface Photo {
@@ -76,7 +74,7 @@ async function checkedPhotos(images: readonly string[]): Promise<Photo[]> {
 }
 
 export async function submitAiPhotoUpload(deps: TaskDeps & { media: MediaStore }, account: Account, input: AiPhotoUploadInput): Promise<{ task_id: string }> {
-  const webhook = { url: normalizeWebhookUrl(input.webhook_url), secret: input.webhook_secret?.trim() || null };
+  const webhook = webhookOf(input);
   const photos = await checkedPhotos(input.images);
   await assertCanCreateTask(deps, account, { type: 'ai-photo-upload' });
   const id = randomUUID();

@@ -13,17 +13,12 @@ import { taskRepository, type TaskRow } from '../../repositories/task-repository
 import type { Account } from '../../repositories/user-repository.ts';
 import { checkImageUrl } from '../../storage/image-url.ts';
 import type { MediaStore } from '../../storage/media-store.ts';
-import { normalizeWebhookUrl } from '../account/webhook-url.ts';
+import { type WebhookInput, webhookOf } from './submit-inputs.ts';
 import { createTask, type TaskDeps } from './create-task.ts';
 import { TASK_NOT_FOUND_MESSAGE } from './submit-from-parent.ts';
 import { isFinished } from './task-view.ts';
 
 type AudioDeps = TaskDeps & { media: MediaStore };
-
-interface WebhookInput {
-  webhook_url?: string | null;
-  webhook_secret?: string | null;
-}
 
 /** Clip lengths of Udio's models, seconds: the lyrics placement must fall inside. */
 export const UDIO_SECONDS: Readonly<Record<UdioModel, number>> = { 'udio32-v1.5': 32, 'udio130-v1.5': 130 };
@@ -32,8 +27,6 @@ export const UDIO_SECONDS: Readonly<Record<UdioModel, number>> = { 'udio32-v1.5'
 const EXTENDABLE_TYPES = ['suno', 'suno-ext', 'suno-upload'] as const;
 
 const refuse = (field: string, problem: string) => new ApiError('validation_failed', `${field}: ${problem}`);
-
-const webhookOf = (input: WebhookInput) => ({ url: normalizeWebhookUrl(input.webhook_url), secret: input.webhook_secret?.trim() || null });
 
 /** Only the fields given (and not blank), so input_data shows what the task was asked. */
 function given(fields: Record<string, unknown>): Record<string, unknown> {

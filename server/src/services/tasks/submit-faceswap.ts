@@ -10,14 +10,12 @@ import { ApiError } from '../../errors.ts';
 import type { Account } from '../../repositories/user-repository.ts';
 import { checkImageUrl } from '../../storage/image-url.ts';
 import type { MediaStore } from '../../storage/media-store.ts';
-import { normalizeWebhookUrl } from '../account/webhook-url.ts';
+import { type WebhookInput, webhookOf } from './submit-inputs.ts';
 import { createTask, type TaskDeps } from './create-task.ts';
 
-export interface FaceswapInput {
+export interface FaceswapInput extends WebhookInput {
   swap_image_url: string;
   target_image_url: string;
-  webhook_url?: string | null;
-  webhook_secret?: string | null;
 }
 
 type FaceswapDeps = TaskDeps & { media: MediaStore };
@@ -41,7 +39,7 @@ export async function checkedImageUrl(deps: FaceswapDeps, field: string, input: 
 export async function submitFaceswap(deps: FaceswapDeps, account: Account, input: FaceswapInput): Promise<{ task_id: string }> {
   const swap = await checkedImageUrl(deps, 'swap_image_url', input.swap_image_url);
   const target = await checkedImageUrl(deps, 'target_image_url', input.target_image_url);
-  const webhook = { url: normalizeWebhookUrl(input.webhook_url), secret: input.webhook_secret?.trim() || null };
+  const webhook = webhookOf(input);
   return createTask(deps, account, {
     type: 'faceswap',
     prompt: null,

@@ -36,7 +36,7 @@ export async function submitFluxImagine(deps: TaskDeps & { media: MediaStore }, 
     throw new ApiError('validation_failed', `${input.width === undefined ? 'width' : 'height'}: Give width and height together`);
   }
   const imagePrompt = input.image_prompt === undefined ? undefined : await checkedImageUrl(deps, 'image_prompt', input.image_prompt);
-  const { prompt, webhook_url: _url, webhook_secret: _secret, image_prompt: _image, ...knobs } = input;
+  const { prompt, webhook_url: _url, webhook_secret: _secret, webhook_events: _events, image_prompt: _image, ...knobs } = input;
   const inputData: Record<string, unknown> = { model: DEFAULT_FLUX_MODEL, ...knobs };
   if (imagePrompt) inputData.image_prompt = imagePrompt;
   return createTask(deps, account, { type: 'flux-imagine', prompt, inputData, webhook: webhookOf(input) });

@@ -25,6 +25,6 @@ export async function submitIdeogramUpscale(
   input: IdeogramUpscaleInput,
 ): Promise<{ task_id: string }> {
   const url = await checkedImageUrl(deps, 'image_url', input.image_url);
-  const { image_url: _url, prompt, webhook_url: _hook, webhook_secret: _secret, ...knobs } = input;
+  const { image_url: _url, prompt, webhook_url: _hook, webhook_secret: _secret, webhook_events: _events, ...knobs } = input;
   return createTask(deps, account, { type: 'ideogram-upscale', prompt: prompt ?? null, inputData: { image_url: url, ...knobs }, webhook: webhookOf(input) });
 }

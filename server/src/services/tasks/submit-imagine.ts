@@ -1,27 +1,23 @@
 import type { AspectRatio } from '../../engines/engine.ts';
 import type { Account } from '../../repositories/user-repository.ts';
-import { normalizeWebhookUrl } from '../account/webhook-url.ts';
 import { createTask, type TaskDeps } from './create-task.ts';
+import { type WebhookInput, webhookOf } from './submit-inputs.ts';
 
-export interface ImagineInput {
+export interface ImagineInput extends WebhookInput {
   prompt: string;
   mode?: 'fast' | 'turbo';
   /** v1 /imagine: the shape of the four pictures (Midjourney `--ar`). */
   aspect_ratio?: AspectRatio;
-  webhook_url?: string | null;
-  webhook_secret?: string | null;
 }
 
 /** POST /pro/imagine, /imagine: a Midjourney grid of four from a prompt. */
 export function submitImagine(deps: TaskDeps, account: Account, input: ImagineInput): Promise<{ task_id: string }> {
-  const url = normalizeWebhookUrl(input.webhook_url);
-  const secret = input.webhook_secret?.trim() || null;
   return createTask(deps, account, {
     type: 'imagine',
     prompt: input.prompt,
     mode: input.mode ?? 'fast',
     inputData: input.aspect_ratio ? { aspect_ratio: input.aspect_ratio } : null,
-    webhook: { url, secret },
+    webhook: webhookOf(input),
   });
 }
 

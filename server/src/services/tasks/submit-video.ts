@@ -15,7 +15,7 @@ import { taskRepository, type TaskRow } from '../../repositories/task-repository
 import type { Account } from '../../repositories/user-repository.ts';
 import { checkImageUrl } from '../../storage/image-url.ts';
 import type { MediaStore } from '../../storage/media-store.ts';
-import { normalizeWebhookUrl } from '../account/webhook-url.ts';
+import { type WebhookInput, webhookOf } from './submit-inputs.ts';
 import { createTask, type TaskDeps } from './create-task.ts';
 import { TASK_NOT_FOUND_MESSAGE } from './submit-from-parent.ts';
 import { isFinished } from './task-view.ts';
@@ -25,10 +25,7 @@ type VideoDeps = TaskDeps & { media: MediaStore };
 /** The longest video an extension may make (the local engine's limit too). */
 const MAX_EXTENDED_SECONDS = 120;
 
-interface Webhook {
-  webhook_url?: string | null;
-  webhook_secret?: string | null;
-}
+type Webhook = WebhookInput;
 
 const refuse = (field: string, problem: string) => new ApiError('validation_failed', `${field}: ${problem}`);
 
@@ -55,8 +52,6 @@ async function urlsOf(deps: VideoDeps, urls: Record<string, string | null | unde
   for (const [field, value] of Object.entries(urls)) if (value != null && value.trim() !== '') out[field] = await checkedUrl(deps, field, value, what);
   return out;
 }
-
-const webhookOf = (input: Webhook) => ({ url: normalizeWebhookUrl(input.webhook_url), secret: input.webhook_secret?.trim() || null });
 
 /** Drops undefined values, so input_data holds only what was asked. */
 const defined = (values: Record<string, unknown>) => Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));

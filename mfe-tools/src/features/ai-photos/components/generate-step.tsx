@@ -2,6 +2,7 @@ import { type FormEvent, type KeyboardEvent, useState } from 'react';
 import { Alert, Box, Button, Field, HStack, Image, NativeSelect, SimpleGrid, Spinner, Stack, Text, Textarea, Wrap } from '@aim/shared-kit/ui';
 import { AI_PHOTO } from '@aim/shared-kit/domain';
 import { ASPECT_RATIOS, type AspectRatio, PROMPT_IDEAS, PROMPT_MESSAGE } from '../ai-photos-rules.ts';
+import { CostTag } from '../../pricing/action-prices.tsx';
 
 const RATIO_LABELS: Record<AspectRatio, string> = {
   '1:1': '1:1 square',
@@ -93,6 +94,7 @@ export function GenerateForm({ settings, onSettings, error, busy, isRunning, rea
           </Field.Root>
           <Button type="submit" colorPalette="brand" loading={busy} loadingText="Starting..." disabled={!ready || isRunning}>
             {`Generate ${AI_PHOTO.generatedImages} photos`}
+            <CostTag type="ai-photo-generate" quantity={AI_PHOTO.generatedImages} />
           </Button>
         </HStack>
         {error && (

@@ -4,6 +4,7 @@ import { ETHNICITIES, type Ethnicity, formatBytes, type Gender, GENDERS, parseAg
 import type { UploadProgress } from '../use-training-upload.ts';
 import type { usePhotoSelection } from '../use-photo-selection.ts';
 import { PhotoPicker } from './photo-picker.tsx';
+import { CostTag } from '../../pricing/action-prices.tsx';
 
 export type Subject = { gender: string; ethnicity: string; age: string };
 export const EMPTY_SUBJECT: Subject = { gender: '', ethnicity: '', age: '' };
@@ -133,6 +134,7 @@ export function PrepareStep({ selection, subject, onSubject, progress, error, re
             )}
             <Button type="submit" colorPalette="brand" disabled={!ready}>
               Upload photos
+              <CostTag type="ai-photo-upload" />
             </Button>
           </HStack>
         )}

@@ -1,8 +1,10 @@
 import type { ReactNode } from 'react';
 import { Box, Button, Card, Image, Spinner, Stack, Text } from '@aim/shared-kit/ui';
+import { CancelTaskButton } from '../../../components/cancel-task-button.tsx';
 import { TaskFailed } from '../../../components/task-failed.tsx';
 import { TaskProgressBar } from '../../../components/task-progress-bar.tsx';
 import type { FaceswapTask, ResultView, SpinnerReason } from '../faceswap-rules.ts';
+import { CostTag } from '../../pricing/action-prices.tsx';
 
 const SPINNER_TEXT: Record<SpinnerReason, string> = {
   uploading: 'Uploading images...',
@@ -17,10 +19,12 @@ type ResultBoxProps = {
   canGenerate: boolean;
   generating: boolean;
   onGenerate: () => void;
+  /** Cancels the running task (POST /cancel); no Cancel button without it. */
+  onCancel?: () => Promise<unknown>;
 };
 
 /** Spec §2: the Result box, from Generate through the spinner and progress to the picture or 'Task Failed'. */
-export function ResultBox({ view, task, canGenerate, generating, onGenerate }: ResultBoxProps) {
+export function ResultBox({ view, task, canGenerate, generating, onGenerate, onCancel }: ResultBoxProps) {
   const busy = view.kind === 'spinner';
   return (
     <Card.Root variant="outline" size="sm" data-testid="result-box" data-view={view.kind}>
@@ -43,7 +47,8 @@ export function ResultBox({ view, task, canGenerate, generating, onGenerate }: R
         >
           <ResultArea view={view} task={task} canGenerate={canGenerate} generating={generating} onGenerate={onGenerate} />
         </Box>
-        {view.kind === 'spinner' && view.reason === 'running' && task && <TaskProgressBar status={task.status} percentage={task.percentage} />}
+        {view.kind === 'spinner' && view.reason === 'running' && task && <TaskProgressBar status={task.status} percentage={task.percentage} taskId={task.id} />}
+        {view.kind === 'spinner' && view.reason === 'running' && task && onCancel && <CancelTaskButton onCancel={onCancel} />}
       </Card.Body>
     </Card.Root>
   );
@@ -56,6 +61,7 @@ function ResultArea({ view, task, canGenerate, generating, onGenerate }: ResultB
         <Frame testId="result-generate">
           <Button colorPalette="brand" size="lg" minW="36" disabled={!canGenerate} loading={generating} loadingText="Generating..." onClick={onGenerate}>
             Generate
+            <CostTag type="faceswap" />
           </Button>
           <Text textStyle="sm" color="fg.muted" maxW="56">
             {canGenerate ? 'Puts the face of the Source Image into the Target Image.' : 'Add a Source Image and a Target Image to generate.'}

@@ -2,6 +2,7 @@ import type { ReactNode, Ref } from 'react';
 import { Box, Button, Field, HStack, Stack, Text, Textarea, Wrap } from '@aim/shared-kit/ui';
 import { isSubmitKey } from '../prompt-rules.ts';
 import { EXAMPLE_PROMPTS } from '../task-model.ts';
+import { CostTag } from '../../pricing/action-prices.tsx';
 
 type Props = {
   value: string;
@@ -72,9 +73,11 @@ export function PromptBox({ value, onChange, onSubmit, onShorten, error, busy, s
         <HStack gap="2">
           <Button variant="outline" loading={shortenBusy} loadingText="Shortening..." disabled={disabled} onClick={onShorten}>
             Shorten
+            <CostTag type="shorten" />
           </Button>
           <Button type="submit" colorPalette="brand" loading={busy} loadingText="Imagining..." disabled={disabled} minW="32">
             Imagine
+            <CostTag type="imagine" />
           </Button>
         </HStack>
       </HStack>

@@ -1,5 +1,6 @@
 import { Button, Code, HStack, Text } from '@aim/shared-kit/ui';
 import type { availableActions } from '../task-model.ts';
+import { CostTag } from '../../pricing/action-prices.tsx';
 
 type Props = {
   actions: ReturnType<typeof availableActions>;
@@ -20,11 +21,13 @@ export function TaskActions({ actions, favorite, seed, busyKey, creating, onSeed
       {actions.seed && (
         <Button size="sm" variant="outline" loading={busyKey === 'seed'} loadingText="Getting seed..." disabled={busyKey === 'seed'} onClick={onSeed}>
           Get Seed
+          <CostTag type="seed" />
         </Button>
       )}
       {actions.reroll && (
         <Button size="sm" variant="outline" loading={busyKey === 'reroll'} disabled={creating} onClick={onReroll}>
           Reroll
+          <CostTag type="reroll" />
         </Button>
       )}
       {actions.favorite && (

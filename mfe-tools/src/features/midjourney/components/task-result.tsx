@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { Box, Button, Group, HStack, IconButton, Image, Menu, Portal, SimpleGrid, Skeleton, Spinner, Stack, Text } from '@aim/shared-kit/ui';
+import { CancelTaskButton } from '../../../components/cancel-task-button.tsx';
 import { TaskProgressBar } from '../../../components/task-progress-bar.tsx';
 import {
   CELL_UPSCALES,
@@ -12,9 +13,10 @@ import {
   type VaryType,
 } from '../task-model.ts';
 import { LineIcon } from './icons.tsx';
+import { CostTag } from '../../pricing/action-prices.tsx';
 
 /** Active statuses: a placeholder where the pictures will be, and the live progress. */
-export function TaskProgress({ task }: { task: MidjourneyTask }) {
+export function TaskProgress({ task, onCancel }: { task: MidjourneyTask; onCancel?: () => Promise<unknown> }) {
   return (
     <Stack gap="4" data-testid="task-active">
       <Box position="relative" w="full">
@@ -25,7 +27,8 @@ export function TaskProgress({ task }: { task: MidjourneyTask }) {
         </SimpleGrid>
         <Spinner position="absolute" inset="0" m="auto" size="xl" color="brand.fg" />
       </Box>
-      <TaskProgressBar status={task.status} percentage={task.percentage} />
+      <TaskProgressBar status={task.status} percentage={task.percentage} taskId={task.id} />
+      {onCancel && <CancelTaskButton onCancel={onCancel} />}
     </Stack>
   );
 }
@@ -50,6 +53,7 @@ function CellActions({ index, busyKey, disabled, onUpscale, onVariation, onVary,
     <>
       <SplitAction
         label={compact ? `U${index}` : 'Upscale'}
+        costType={`upscale-${DEFAULT_CELL_UPSCALE}`}
         ariaLabel={`Upscale image ${index}`}
         menuLabel={`More upscales of image ${index}`}
         loading={busyKey === `upscale-${index}` || busyKey?.startsWith(`upscale-${index}-`)}
@@ -60,6 +64,7 @@ function CellActions({ index, busyKey, disabled, onUpscale, onVariation, onVary,
       />
       <SplitAction
         label={compact ? `V${index}` : 'Variation'}
+        costType={`variation-${index}`}
         ariaLabel={`Variation of image ${index}`}
         menuLabel={`Vary image ${index}`}
         loading={busyKey === `variation-${index}` || busyKey?.startsWith(`vary-${index}-`)}
@@ -74,6 +79,8 @@ function CellActions({ index, busyKey, disabled, onUpscale, onVariation, onVary,
 
 type SplitActionProps = {
   label: string;
+  /** The task type the main part creates: its price is shown beside the label. */
+  costType: string;
   ariaLabel: string;
   menuLabel: string;
   loading: boolean | undefined;
@@ -83,11 +90,12 @@ type SplitActionProps = {
   onSelect: (value: string) => void;
 };
 
-function SplitAction({ label, ariaLabel, menuLabel, loading, disabled, onClick, items, onSelect }: SplitActionProps) {
+function SplitAction({ label, costType, ariaLabel, menuLabel, loading, disabled, onClick, items, onSelect }: SplitActionProps) {
   return (
     <Group attached>
       <Button size="xs" variant="subtle" aria-label={ariaLabel} loading={!!loading} disabled={disabled} onClick={onClick}>
         {label}
+        <CostTag type={costType} />
       </Button>
       <Menu.Root onSelect={(details) => onSelect(details.value)} positioning={{ placement: 'bottom-end' }}>
         <Menu.Trigger asChild>
