@@ -79,7 +79,7 @@ test.describe('the API Keys page', () => {
     await page.getByRole('button', { name: 'Copy key' }).click();
     expect(await readClipboard(page)).toBe(newKey);
     await page.getByTestId('webhook-input').fill('https://hooks.example.com/after-rotation');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect(toast(page, 'success', 'Webhook URL updated')).toBeVisible();
   });
 
@@ -91,7 +91,7 @@ test.describe('the API Keys page', () => {
     const error = page.getByTestId('webhook-error');
 
     await input.fill('ftp://x');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect(error).toHaveText('Webhook must start with http:// or https://');
 
     // Passes the page's scheme rule, fails the server's URL rule: its 400 message is shown.
@@ -103,7 +103,7 @@ test.describe('the API Keys page', () => {
 
     const url = 'https://hooks.example.com/aim?source=dashboard';
     await input.fill(url);
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect(toast(page, 'success', 'Webhook URL updated')).toBeVisible();
     await expect(error).toBeHidden();
     await expect.poll(async () => (await readAccount(user.id)).integration_webhook_url).toBe(url);
@@ -115,7 +115,7 @@ test.describe('the API Keys page', () => {
 
     // Saved blank, it is removed.
     await input.fill('');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(async () => (await readAccount(user.id)).integration_webhook_url).toBeNull();
     await expect(page.getByTestId('webhook-current')).toHaveText('No webhook set.');
   });
