@@ -278,55 +278,58 @@ describe.each(testDatabaseKinds())('POST /cancel on %s', (kind) => {
   }, 30_000);
 });
 
-describe.skipIf(!testDatabaseKinds().includes('postgres'))('POST /cancel with the worker in another process', () => {
-  let db: Db;
-  let child: ChildProcess | undefined;
-  let mediaDir: string;
-  let h: TaskHarness;
+// a second process needs a database both can reach: the PostgreSQL leg only (as scale-out-chaos.test.ts)
+for (const kind of testDatabaseKinds().filter((k) => k === 'postgres')) {
+  describe(`POST /cancel with the worker in another process on ${kind}`, () => {
+    let db: Db;
+    let child: ChildProcess | undefined;
+    let mediaDir: string;
+    let h: TaskHarness;
 
-  beforeAll(async () => {
-    const created = await createPostgresDbWithUrl();
-    db = created.db;
-    mediaDir = await mkdtemp(path.join(os.tmpdir(), 'aim-cancel-'));
-    // the API of this process has no worker; the child's scripted engine runs the jobs
-    h = await taskHarness(db, [holdingEngine()]);
-    const script = new URL('./support/queue-child-worker.ts', import.meta.url).pathname;
-    child = spawn(process.execPath, ['--import', 'tsx', script], {
-      env: { ...process.env, DATABASE_URL: created.url, MEDIA_DIR: mediaDir, LEASE_MS: '15000' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child?.stdout?.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('ready')) resolve();
+    beforeAll(async () => {
+      const created = await createPostgresDbWithUrl();
+      db = created.db;
+      mediaDir = await mkdtemp(path.join(os.tmpdir(), 'aim-cancel-'));
+      // the API of this process has no worker; the child's scripted engine runs the jobs
+      h = await taskHarness(db, [holdingEngine()]);
+      const script = new URL('./support/queue-child-worker.ts', import.meta.url).pathname;
+      child = spawn(process.execPath, ['--import', 'tsx', script], {
+        env: { ...process.env, DATABASE_URL: created.url, MEDIA_DIR: mediaDir, LEASE_MS: '15000' },
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
-      child?.on('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+      await new Promise<void>((resolve, reject) => {
+        child?.stdout?.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('ready')) resolve();
+        });
+        child?.on('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+      });
+    }, 20_000);
+    afterAll(async () => {
+      child?.kill('SIGKILL');
+      await h?.cleanup();
+      await rm(mediaDir, { recursive: true, force: true });
+      await db?.close();
     });
-  }, 20_000);
-  afterAll(async () => {
-    child?.kill('SIGKILL');
-    await h?.cleanup();
-    await rm(mediaDir, { recursive: true, force: true });
-    await db?.close();
-  });
 
-  it('should stop the job running in the worker process within moments, long before its lease would tell', async () => {
-    const user = await createUser(db);
-    await grantCredits(db, user.id, 100);
-    // two long jobs fill the child's two slots
-    const ids: string[] = [];
-    for (const prompt of ['slow:30000', 'slow:30000']) {
-      const res = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt } });
-      ids.push(((await res.json()) as { task_id: string }).task_id);
-    }
-    for (const id of ids) await waitForTask(db, id, { until: (t) => t.percentage >= 10 });
-    const started = Date.now();
-    for (const id of ids) expect((await post(h.app, '/cancel', { key: user.apiKey, json: { task_id: id } })).status).toBe(200);
-    // a new job runs only once the child freed a slot: the cancels reached it (NOTIFY), not the 15 s lease
-    const res = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'after the cancels' } });
-    const next = ((await res.json()) as { task_id: string }).task_id;
-    expect((await waitForTask(db, next, { timeoutMs: 10_000 })).status).toBe('finished');
-    expect(Date.now() - started).toBeLessThan(5000);
-    for (const id of ids) expect(await readTask(db, id)).toMatchObject({ status: 'failed', refund: IMAGINE_COST, result: CANCELLED_RESULT });
-    expect(await balanceOf(db, user.id)).toMatchObject({ credits: 100 - IMAGINE_COST });
-  }, 20_000);
-});
+    it('should stop the job running in the worker process within moments, long before its lease would tell', async () => {
+      const user = await createUser(db);
+      await grantCredits(db, user.id, 100);
+      // two long jobs fill the child's two slots
+      const ids: string[] = [];
+      for (const prompt of ['slow:30000', 'slow:30000']) {
+        const res = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt } });
+        ids.push(((await res.json()) as { task_id: string }).task_id);
+      }
+      for (const id of ids) await waitForTask(db, id, { until: (t) => t.percentage >= 10 });
+      const started = Date.now();
+      for (const id of ids) expect((await post(h.app, '/cancel', { key: user.apiKey, json: { task_id: id } })).status).toBe(200);
+      // a new job runs only once the child freed a slot: the cancels reached it (NOTIFY), not the 15 s lease
+      const res = await post(h.app, '/pro/imagine', { key: user.apiKey, json: { prompt: 'after the cancels' } });
+      const next = ((await res.json()) as { task_id: string }).task_id;
+      expect((await waitForTask(db, next, { timeoutMs: 10_000 })).status).toBe('finished');
+      expect(Date.now() - started).toBeLessThan(5000);
+      for (const id of ids) expect(await readTask(db, id)).toMatchObject({ status: 'failed', refund: IMAGINE_COST, result: CANCELLED_RESULT });
+      expect(await balanceOf(db, user.id)).toMatchObject({ credits: 100 - IMAGINE_COST });
+    }, 20_000);
+  });
+}
