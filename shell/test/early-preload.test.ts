@@ -2,7 +2,7 @@ import vm from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { earlyPreloadScript, REMOTE_ROUTES, remoteForPath, type EarlyState } from '../src/mf/early-preload.ts';
 import { PREVIEW_STORAGE_KEY } from '../src/mf/preview.ts';
-import { RemoteRefusedError, remoteVerdict } from '../src/mf/remote-check.ts';
+import { RemoteRefusedError, checkManifest, remoteVerdict } from '../src/mf/remote-check.ts';
 import { SHARED_KIT_CONTRACT } from '@aim/shared-kit/contract';
 
 vi.mock('@module-federation/enhanced/runtime', () => ({ loadRemote: vi.fn(), preloadRemote: vi.fn(), registerPlugins: vi.fn(), registerRemotes: vi.fn() }));
@@ -10,14 +10,22 @@ const { earlyManifestPlugin } = await import('../src/mf/federation.ts');
 
 const REMOTES = Object.fromEntries(REMOTE_ROUTES.map((r, i) => [r.remote, `http://localhost:${3201 + i}/mf-manifest.json`]));
 const MANIFEST = {
-  metaData: { publicPath: 'auto', remoteEntry: { name: 'static/js/mfe_tools.abc.js', path: '' } },
+  name: 'mfe_tools',
+  metaData: { name: 'mfe_tools', publicPath: 'auto', remoteEntry: { name: 'static/js/mfe_tools.abc.js', path: '' }, aim: { contract: SHARED_KIT_CONTRACT } },
   exposes: [
-    { name: 'App', assets: { js: { sync: ['static/js/async/e.1.js', 'static/js/async/__federation_expose_App.2.js'], async: ['static/js/async/lib.3.js'] } } },
+    {
+      name: 'App',
+      path: './App',
+      assets: { js: { sync: ['static/js/async/e.1.js', 'static/js/async/__federation_expose_App.2.js'], async: ['static/js/async/lib.3.js'] } },
+    },
   ],
 };
 
 /** Runs the inline script as the browser would, with a fake network, DOM and session storage. */
-async function runScript(url: string, opts: { stored?: Record<string, string>; manifestStatus?: number; configMeta?: string } = {}) {
+async function runScript(
+  url: string,
+  opts: { stored?: Record<string, string>; manifestStatus?: number; configMeta?: string; manifest?: unknown; shellContract?: string } = {},
+) {
   const page = new URL(url);
   const fetched: string[] = [];
   const hints: string[] = [];
@@ -39,10 +47,10 @@ async function runScript(url: string, opts: { stored?: Record<string, string>; m
     },
     fetch: (u: string) => {
       fetched.push(u);
-      return u === (opts.configMeta ?? '/runtime-config.json') ? respond({ remotes: REMOTES }) : respond(MANIFEST, opts.manifestStatus ?? 200);
+      return u === (opts.configMeta ?? '/runtime-config.json') ? respond({ remotes: REMOTES }) : respond(opts.manifest ?? MANIFEST, opts.manifestStatus ?? 200);
     },
   };
-  vm.runInNewContext(earlyPreloadScript(), context);
+  vm.runInNewContext(earlyPreloadScript(opts.shellContract), context);
   await new Promise((r) => setTimeout(r, 10));
   return { fetched, hints, early: window.__AIM_EARLY__ as EarlyState, config: window.__AIM_RUNTIME_CONFIG__ as Promise<unknown> };
 }
@@ -98,6 +106,38 @@ describe('the inline early-preload script', () => {
     const { hints, early } = await runScript('http://localhost:3000/dashboard/tools/midjourney', { manifestStatus: 404 });
     expect(hints).toEqual([]);
     await expect(early.manifests[REMOTES.mfe_tools!]).rejects.toThrow('HTTP 404');
+  });
+});
+
+describe('the inline script checks the manifest before hinting any code', () => {
+  const tools = 'http://localhost:3000/dashboard/tools/midjourney';
+  const withMeta = (meta: Record<string, unknown>) => ({ ...MANIFEST, metaData: { ...MANIFEST.metaData, ...meta } });
+  const cases: [string, unknown, string?][] = [
+    ['a stamped, compatible manifest', MANIFEST],
+    ['an unstamped manifest (plain rsbuild build)', withMeta({ aim: undefined })],
+    ['an older minor of the same major', withMeta({ aim: { contract: '2.0.0' } }), '2.3.1'],
+    ['another remote’s manifest', { ...MANIFEST, name: 'mfe_assets', metaData: { ...MANIFEST.metaData, name: 'mfe_assets' } }],
+    ['a manifest without exposes', { ...MANIFEST, exposes: undefined }],
+    ['a manifest missing the mounted expose', { ...MANIFEST, exposes: [{ ...MANIFEST.exposes[0], name: 'Other', path: './Other' }] }],
+    ['another major contract', withMeta({ aim: { contract: '99.0.0' } })],
+    ['a newer minor than the shell provides', withMeta({ aim: { contract: '2.1.0' } }), '2.0.5'],
+    ['a contract that is not a version', withMeta({ aim: { contract: 'v2' } })],
+    ['not a manifest at all', ['x']],
+  ];
+
+  it.each(cases)('%s: hints code exactly when remote-check.ts accepts it', async (_label, manifest, shellContract = SHARED_KIT_CONTRACT) => {
+    const verdict = checkManifest('mfe_tools', REMOTES.mfe_tools!, manifest, shellContract);
+    const { fetched, hints } = await runScript(tools, { manifest, shellContract });
+    expect(fetched).toEqual(['/runtime-config.json', REMOTES.mfe_tools]);
+    if (verdict.refused) expect(hints).toEqual([]);
+    else expect(hints).toHaveLength(3);
+  });
+
+  it('covers both verdicts', () => {
+    const verdicts = cases.map(([, manifest, shellContract]) =>
+      Boolean(checkManifest('mfe_tools', 'u', manifest, shellContract ?? SHARED_KIT_CONTRACT).refused),
+    );
+    expect(verdicts.filter(Boolean).length).toBe(7);
   });
 });
 

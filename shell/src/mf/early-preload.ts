@@ -10,9 +10,15 @@
 // early response once, and falls back to its own fetch (so a 404 still ends in the remote's
 // fallback with Retry, and Retry fetches afresh).
 //
+// Nothing of a remote's code is hinted before its manifest passes the shell's checks (the same
+// rules as remote-check.ts: the manifest names the remote, exposes what the shell mounts, and was
+// stamped with a contract this shell provides): a refused remote costs its manifest, no entry and
+// no chunk. The runtime plugin then judges the same text again and says why.
+//
 // A preview override (`?mf-preview=` or one kept in sessionStorage) replaces a remote's URL after
 // the runtime config arrives; the script then skips that remote, so nothing stale is fetched.
 
+import { SHARED_KIT_CONTRACT, SHELL_MOUNTS } from '@aim/shared-kit/contract';
 import { PREVIEW_STORAGE_KEY } from './preview.ts';
 
 /** Which remote owns a path: exact paths and path prefixes (kept as data for the inline script). */
@@ -52,9 +58,11 @@ export type EarlyState = {
  * The inline script (plain ES2020, not transpiled: keep it small). Its matching mirrors
  * remoteForPath above; shell/test/early-preload.test.ts runs both over the same paths.
  */
-export function earlyPreloadScript(): string {
+export function earlyPreloadScript(shellContract = SHARED_KIT_CONTRACT): string {
   return `(() => {
   const routes = ${JSON.stringify(REMOTE_ROUTES)};
+  const mounts = ${JSON.stringify(SHELL_MOUNTS)};
+  const contract = ${JSON.stringify(shellContract)}.split('.').map(Number);
   const meta = document.querySelector('meta[name=${RUNTIME_CONFIG_META}]');
   const configUrl = (meta && meta.getAttribute('content')) || ${JSON.stringify(DEFAULT_RUNTIME_CONFIG_URL)};
   const config = fetch(configUrl, { cache: 'no-store' }).then((res) => {
@@ -72,6 +80,20 @@ export function earlyPreloadScript(): string {
   try {
     if (JSON.parse(sessionStorage.getItem(${JSON.stringify(PREVIEW_STORAGE_KEY)}) || '{}')[remote]) return;
   } catch (e) {}
+  const str = (v) => (typeof v === 'string' && v ? v : undefined);
+  // remote-check.ts checkManifest, answering only yes or no (shell/test/early-preload.test.ts runs both)
+  const accepted = (manifest) => {
+    const meta = manifest && manifest.metaData;
+    if (!meta || typeof meta !== 'object' || !Array.isArray(manifest.exposes)) return false;
+    if ((str(manifest.name) || str(meta.name)) !== remote) return false;
+    const built = str(meta.aim && typeof meta.aim === 'object' ? meta.aim.contract : undefined);
+    if (built !== undefined) {
+      const m = /^(\\d+)\\.(\\d+)\\.(\\d+)$/.exec(built);
+      if (!m || Number(m[1]) !== contract[0] || Number(m[2]) > contract[1] || contract.some(Number.isNaN)) return false;
+    }
+    const paths = manifest.exposes.map((e) => str(e && e.path) || (str(e && e.name) ? './' + e.name : ''));
+    return (mounts[remote] || []).every((e) => paths.includes(e));
+  };
   const hint = (href) => {
     const link = document.createElement('link');
     link.rel = 'preload';
@@ -90,6 +112,7 @@ export function earlyPreloadScript(): string {
       early.manifests[url] = text;
       return text.then((body) => {
         const manifest = JSON.parse(body);
+        if (!accepted(manifest)) return;
         const meta = manifest.metaData;
         const base = meta.publicPath && meta.publicPath !== 'auto' ? meta.publicPath : new URL('.', url).href;
         const entry = meta.remoteEntry;
