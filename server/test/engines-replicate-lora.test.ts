@@ -304,6 +304,23 @@ describe('Replicate LoRA training against the fake upstream', () => {
   });
 });
 
+describe('Replicate LoRA upstream cancel (a cancelled task whose worker died)', () => {
+  it('cancels a training by its id, and does not throw for an id that is not a training', async () => {
+    const { engine, run, upstream } = await setup({ trainingScenario: () => ({ outcome: 'hang' }) });
+    const controller = new AbortController();
+    const running = run(trainJob(), controller.signal).catch((e: unknown) => e);
+    await expect.poll(() => upstream.trainings.size).toBe(1);
+    controller.abort(new Error('worker died'));
+    await running;
+    const [training] = upstream.trainings.values();
+    expect(training.canceled).toBe(false);
+    await engine.cancelUpstream?.(training.id);
+    expect(training.canceled).toBe(true);
+    expect(posts(upstream, `/v1/trainings/${training.id}/cancel`)).toHaveLength(1);
+    await expect(engine.cancelUpstream?.('no-such-job')).resolves.toBeUndefined();
+  });
+});
+
 describe('Replicate LoRA generation against the fake upstream', () => {
   it('runs a prediction on the trained version with the trigger word, the count, the shape and the seed', async () => {
     const { run, progress, upstream } = await setup({}, { generationInput: { output_format: 'png', num_inference_steps: 28 } });

@@ -286,6 +286,23 @@ describe('Replicate predictions engine against the fake upstream', () => {
       expect(upstream.requests.some((r) => r.path.endsWith('/cancel'))).toBe(false);
     });
 
+    it('cancels a prediction by its id when asked without a run (its worker died; POST /cancel)', async () => {
+      const { engine, run, upstream } = await setup({ scenario: () => ({ outcome: 'hang' }) });
+      const controller = new AbortController();
+      const running = run(job(), controller.signal).catch((e: unknown) => e);
+      await expect.poll(() => upstream.predictions.size).toBe(1);
+      // the worker is gone: its run is aborted as a stopping worker's would be, the prediction left running
+      controller.abort(new Error('worker died'));
+      await running;
+      const [prediction] = upstream.predictions.values();
+      expect(prediction.canceled).toBe(false);
+      await engine.cancelUpstream?.(prediction.id);
+      expect(prediction.canceled).toBe(true);
+      expect(upstream.requests.at(-1)).toMatchObject({ method: 'POST', path: `/v1/predictions/${prediction.id}/cancel`, status: 200 });
+      // an id the upstream does not know: nothing thrown
+      await expect(engine.cancelUpstream?.('no-such-prediction')).resolves.toBeUndefined();
+    });
+
     it('refuses jobs of other kinds', async () => {
       const { run } = await setup();
       await expect(run({ kind: 'imagine', prompt: 'x' })).rejects.toMatchObject({ code: 'unsupported' });

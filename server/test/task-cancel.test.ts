@@ -41,12 +41,17 @@ const PIXEL = Buffer.from(
  * An engine scripted by the prompt: `hold` reports 30 % and waits on its signal (noting the
  * abort's reason); `quick:<ms>` answers a picture after that long; anything else at once.
  */
-function holdingEngine(): Engine & { started: string[]; aborts: unknown[] } {
+function holdingEngine(): Engine & { started: string[]; aborts: unknown[]; upstreamCancels: string[] } {
   const started: string[] = [];
   const aborts: unknown[] = [];
+  const upstreamCancels: string[] = [];
   const engine = defineEngine({
     name: 'local',
     kinds: ENGINE_JOB_KINDS,
+    async cancelUpstream(upstreamId) {
+      upstreamCancels.push(upstreamId);
+      if (upstreamId === 'unreachable') throw new Error('upstream down');
+    },
     async execute(job, report, signal): Promise<EngineResult> {
       const prompt = 'prompt' in job && job.prompt ? job.prompt : job.kind;
       started.push(prompt);
@@ -64,7 +69,7 @@ function holdingEngine(): Engine & { started: string[]; aborts: unknown[] } {
       return { engine: 'local', method: 'scripted', simulated: true, layout: 'single', image, images: [image], seed: 1 };
     },
   });
-  return Object.assign(engine, { started, aborts });
+  return Object.assign(engine, { started, aborts, upstreamCancels });
 }
 
 describe('a hosted prediction when its task is cancelled', () => {
@@ -183,6 +188,30 @@ describe.each(testDatabaseKinds())('POST /cancel on %s', (kind) => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it('should cancel the upstream job of a task whose worker died holding it (nobody else would), and only such a job', async () => {
+    // a queued task has no upstream job: nothing to stop there
+    const queued = await submit('queued, no upstream');
+    expect((await cancel(queued)).status).toBe(200);
+    // what a worker that died after the upstream accepted the job leaves behind: an active job,
+    // its lease and the upstream id, and no process left to act on a cancel
+    const orphans: string[] = [];
+    for (const upstreamId of ['pred-orphan', 'unreachable']) {
+      const taskId = await submit(`orphan of ${upstreamId}`);
+      await db.query(
+        "update public.task_jobs set state = 'active', lease_token = gen_random_uuid(), lease_expires_at = now() + interval '10 seconds', attempts = 1, upstream_id = $2 where task_id = $1",
+        [taskId, upstreamId],
+      );
+      orphans.push(taskId);
+    }
+    for (const taskId of orphans) {
+      const res = await cancel(taskId);
+      expect(res.status).toBe(200);
+      await expectCancelledAndRefunded(taskId);
+    }
+    // an upstream that cannot be reached does not fail the cancel: the task is refunded anyway
+    expect(engine.upstreamCancels).toEqual(['pred-orphan', 'unreachable']);
   });
 
   it('should answer 200 with the same task to a second cancel, and 409 to a finished or failed task', async () => {

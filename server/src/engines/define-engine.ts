@@ -24,6 +24,8 @@ export interface EngineImplementation {
    * filtered); should stop early when `signal` aborts, but need not: the run settles anyway.
    */
   execute(job: EngineJob, report: ProgressListener, signal: AbortSignal): Promise<EngineResult>;
+  /** See Engine.cancelUpstream. */
+  cancelUpstream?(upstreamId: string): Promise<void>;
 }
 
 /**
@@ -93,6 +95,7 @@ export function defineEngine(impl: EngineImplementation): Engine {
     name: impl.name,
     kinds: impl.kinds,
     simulatedKinds: impl.simulatedKinds ?? [],
+    ...(impl.cancelUpstream ? { cancelUpstream: (upstreamId: string) => impl.cancelUpstream!(upstreamId).catch(() => undefined) } : {}),
     supports,
     async run(job: EngineJob, onProgress: ProgressListener, signal: AbortSignal): Promise<EngineResult> {
       if (!supports(job.kind)) {

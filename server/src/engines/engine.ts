@@ -271,6 +271,13 @@ export interface Engine {
   readonly simulatedKinds?: readonly EngineJobKind[];
   supports(kind: EngineJobKind): boolean;
   run(job: EngineJob, onProgress: ProgressListener, signal: AbortSignal): Promise<EngineResult>;
+  /**
+   * Stops the upstream job `upstreamId` (the id this engine reported in progress) when its task
+   * was cancelled and no worker may be left to do it (it died holding the job). Best effort:
+   * never throws, and cancelling an upstream job that already ended changes nothing. Only
+   * hosted engines whose upstream can cancel have it.
+   */
+  cancelUpstream?(upstreamId: string): Promise<void>;
 }
 
 export type EngineErrorCode =

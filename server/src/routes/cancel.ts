@@ -9,13 +9,14 @@ import { apiKeyAuth } from '../middleware/api-key-auth/index.ts';
 import { createRouter } from '../openapi/router.ts';
 import { apiKeySecurity, authedErrorResponses, bodyErrorResponses, jsonBody, jsonResponse } from '../openapi/schemas.ts';
 import { CANCEL_FINISHED_MESSAGE, cancelTask } from '../services/tasks/cancel-task.ts';
+import type { EngineRegistry } from '../services/tasks/engine-registry.ts';
 import { EXAMPLE_TASK_ID, errorRef, TaskId, TaskView } from './task-schemas.ts';
 
 const CancelRequest = z
   .object({ task_id: TaskId('One of your pending or processing tasks.') })
   .openapi('CancelRequest', { example: { task_id: EXAMPLE_TASK_ID } });
 
-export function cancelRoutes(deps: ApiDeps) {
+export function cancelRoutes(deps: ApiDeps & { engines: EngineRegistry }) {
   const router = createRouter();
 
   // POST /cancel – stop a queued or running task and refund it

@@ -264,6 +264,10 @@ export function createReplicateLoraEngine(options: ReplicateLoraOptions): Engine
       if (job.kind === 'ai-photo-generate') return generator.run(job, report, signal);
       throw new EngineError('unsupported', `This engine cannot run ${job.kind} tasks.`);
     },
+    // the id is a training's or a generation's prediction's: the other cancel answers 404 (ignored)
+    async cancelUpstream(id) {
+      await Promise.all([quietly('POST', `/v1/trainings/${encodeURIComponent(id)}/cancel`, { missingOk: true }), generator.cancelUpstream?.(id)]);
+    },
   });
 }
 

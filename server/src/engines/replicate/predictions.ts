@@ -272,5 +272,7 @@ export function createReplicatePredictionsEngine<J extends EngineJob>(options: R
       report({ percentage: 2, status: 'submitted', upstreamId: prediction.id });
       return watch(own, prediction, report, signal);
     },
+    // a cancelled task whose worker died: the API process stops paying for its prediction
+    cancelUpstream: (id) => quietly('POST', `/v1/predictions/${encodeURIComponent(id)}/cancel`),
   });
 }
