@@ -114,7 +114,14 @@ export function idempotency(deps: { db: Db; log: Logger }, options: IdempotencyO
       await repo.release(userId, key, token);
       return;
     }
-    const stored = await repo.complete(userId, key, token, { status, body: await c.res.clone().text() });
+    // read whole and answered anew, not clone()d: undici cancels a clone's source stream when the
+    // original Response is collected, and a later c.header() re-wraps c.res (dropping it), so a
+    // clone under GC pressure answered 'Body is unusable' to the client now and then
+    const res = c.res;
+    const body = await res.text();
+    c.res = undefined;
+    c.res = new Response(body, { status, statusText: res.statusText, headers: res.headers });
+    const stored = await repo.complete(userId, key, token, { status, body });
     // a lease taken over by a retry (this request ran past it without renewing): both ran
     if (!stored) deps.log.error('idempotency key answered after its lease was taken over', { request_id: c.var.requestId, path });
   });
