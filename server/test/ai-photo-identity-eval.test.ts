@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EngineError, type EngineResult, type ImageInput, isEngineError } from '../src/engines/engine.ts';
-import { findConsistentSet, MAJORITY_RATIO, SAME_PERSON_THRESHOLD } from '../src/engines/local-face/ai-photos/identity.ts';
+import { findConsistentSet, identitySimilarity, MAJORITY_RATIO, SAME_PERSON_THRESHOLD } from '../src/engines/local-face/ai-photos/identity.ts';
 import { closeLocalFaceEngine, createLocalFaceEngine, embedLargestFace } from '../src/engines/local-face/index.ts';
 import { type EvalPerson, evalPeople, pairSimilarities, variant } from './support/face-eval.ts';
 
@@ -61,19 +61,21 @@ describe('AI photo identity check on the evaluation set', () => {
   const of = (id: string) => embeddings.get(id) ?? [];
 
   it('sits between the same-person and different-person similarity distributions', () => {
-    const { same, different } = pairSimilarities([...embeddings].flatMap(([person, list]) => list.map((embedding) => ({ person, embedding }))));
+    const { same, different } = pairSimilarities(
+      [...embeddings].flatMap(([person, list]) => list.map((embedding) => ({ person, embedding }))),
+      (a, b) => identitySimilarity(a, b),
+    );
     expect(same.length).toBe(12 + 28);
     const quantile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.round(p * (values.length - 1))];
     // above 95 % of different-person pairs, below 95 % of same-person pairs
     expect(quantile(different, 0.95)).toBeLessThan(SAME_PERSON_THRESHOLD);
     expect(quantile(same, 0.05)).toBeGreaterThanOrEqual(SAME_PERSON_THRESHOLD);
     expect(share(same, (value) => value < SAME_PERSON_THRESHOLD)).toBeLessThanOrEqual(0.05);
-    // the bench measures ≤ 1 % over all 58 people; these 12 hold 4 of one self-reported
-    // ethnicity, whose pairs score highest (up to 0.68), hence the looser bound here
+    // the bench measures ≤ 1 % held out over all 58 people (same ethnicity); these 12 hold 4 of
+    // one self-reported ethnicity, whose pairs score highest, hence the looser bound here
     expect(share(different, (value) => value >= SAME_PERSON_THRESHOLD)).toBeLessThanOrEqual(0.015);
-    // and well clear of the typical stranger (the old 0.75 sat inside the same-person range)
-    expect(quantile(different, 0.5)).toBeLessThan(SAME_PERSON_THRESHOLD - 0.15);
-    expect(SAME_PERSON_THRESHOLD).toBeLessThan(0.7);
+    // and well clear of the typical stranger: the population mean taken away, strangers sit near 0
+    expect(quantile(different, 0.5)).toBeLessThan(SAME_PERSON_THRESHOLD - 0.3);
   });
 
   it("keeps each person's own photos, including two sessions of one person", () => {
@@ -125,8 +127,8 @@ describe('AI photo identity check on the evaluation set', () => {
     const under = SAME_PERSON_THRESHOLD.toFixed(2);
     expect(identity.kept).toBe(6);
     expect(identity.rejected).toEqual([
-      { index: 3, reason: expect.stringMatching(new RegExp(`^different person \\(similarity 0\\.[0-5]\\d to the others, under ${under}\\)$`)) },
-      { index: 7, reason: expect.stringMatching(new RegExp(`^different person \\(similarity 0\\.[0-5]\\d to the others, under ${under}\\)$`)) },
+      { index: 3, reason: expect.stringMatching(new RegExp(`^different person \\(similarity -?0\\.[0-4]\\d to the others, under ${under}\\)$`)) },
+      { index: 7, reason: expect.stringMatching(new RegExp(`^different person \\(similarity -?0\\.[0-4]\\d to the others, under ${under}\\)$`)) },
     ]);
     expect(identity.profile.consistency.threshold).toBe(SAME_PERSON_THRESHOLD);
   }, 60_000);

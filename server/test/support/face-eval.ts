@@ -77,13 +77,16 @@ export async function variant(photo: Buffer, i: number): Promise<Buffer> {
     .toBuffer();
 }
 
-/** Pairwise cosines of embeddings labelled by person: same-person and different-person. */
-export function pairSimilarities(labelled: readonly { person: string; embedding: readonly number[] }[]): { same: number[]; different: number[] } {
+/** Pairwise similarities (plain cosine unless told) of embeddings labelled by person: same-person and different-person. */
+export function pairSimilarities(
+  labelled: readonly { person: string; embedding: readonly number[] }[],
+  similarity: (a: readonly number[], b: readonly number[]) => number = cosineSimilarity,
+): { same: number[]; different: number[] } {
   const same: number[] = [];
   const different: number[] = [];
   for (let i = 0; i < labelled.length; i += 1) {
     for (let j = i + 1; j < labelled.length; j += 1) {
-      (labelled[i].person === labelled[j].person ? same : different).push(cosineSimilarity(labelled[i].embedding, labelled[j].embedding));
+      (labelled[i].person === labelled[j].person ? same : different).push(similarity(labelled[i].embedding, labelled[j].embedding));
     }
   }
   return { same, different };

@@ -21,14 +21,14 @@ import {
   type TrainedIdentity,
 } from '../../engine.ts';
 import { HashStream } from '../../local/random.ts';
-import { cosineSimilarity, type Point } from '../face-models.ts';
+import type { Point } from '../face-models.ts';
 import { prepareImage } from '../images.ts';
 import type { RgbImage } from '../protocol.ts';
 import type { Region } from '../warp.ts';
 import { chooseReference, type FacePose } from './choose-reference.ts';
 import { frameTemplate, MAX_SIDE, outputSize } from './framing.ts';
 import { gradeAndLabel, gradeFor, lightFor, lightVariant } from './grades.ts';
-import { SAME_PERSON_THRESHOLD } from './identity.ts';
+import { identitySimilarity, SAME_PERSON_THRESHOLD } from './identity.ts';
 import { labelText } from './label.ts';
 import { cropImage } from './pixels.ts';
 import { type IdentityProfile, readIdentity, round } from './profile.ts';
@@ -114,7 +114,7 @@ async function scoreDelivered(
 ): Promise<number | null> {
   const { pixels } = await prepareImage(picture, 'target', { maxPixels: settings.limits.maxPixels, detectionSize: MAX_SIDE });
   const [face] = (await analyseFaces({ pixels: cropImage(pixels, around(mesh, 0.4, pixels.width, pixels.height)) }, undefined, signal)).faces;
-  return face && face.embedding.length > 0 ? cosineSimilarity(face.embedding, identity) : null;
+  return face && face.embedding.length > 0 ? identitySimilarity(face.embedding, identity) : null;
 }
 
 export async function runGenerate(job: GenerateJob, settings: AiPhotoSettings, report: ProgressListener, signal: AbortSignal): Promise<EngineResult> {
@@ -143,7 +143,7 @@ export async function runGenerate(job: GenerateJob, settings: AiPhotoSettings, r
       cursor += 1;
       if (skipped.has(choice.entry.id)) continue;
       const template = await analysedTemplate(choice.entry, choice.framing, signal);
-      const before = cosineSimilarity(template.face.embedding, identity);
+      const before = identitySimilarity(template.face.embedding, identity);
       // a template showing this very person would "succeed" without any swap: leave it out
       if (before >= SAME_PERSON_THRESHOLD) {
         skipped.add(choice.entry.id);
@@ -211,7 +211,7 @@ export async function runGenerate(job: GenerateJob, settings: AiPhotoSettings, r
     engine: 'local-face',
     method: 'template-faceswap',
     simulated: true,
-    note: `${GENERATION_NOTE}${unshown} Identity similarity to the trained person (cosine of face embeddings), template face → delivered photo: ${scores}.`,
+    note: `${GENERATION_NOTE}${unshown} Identity similarity to the trained person (cosine of face embeddings less the population mean), template face → delivered photo: ${scores}.`,
     layout: 'set',
     image: images[0],
     images,
