@@ -200,6 +200,44 @@ describe.each(testDatabaseKinds())('task events (SSE) on %s', (kind) => {
     await all.cancel();
   });
 
+  // two connections: a change whose version was drawn first commits after a later one
+  if (kind === 'postgres') {
+    it('GET /events resumed after a later version still gets a change that committed after it (ids drawn out of commit order)', async () => {
+      const owner = await createUser(db);
+      const [early, late] = [await insertTask(db, owner), await insertTask(db, owner)];
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let drawn!: () => void;
+      const versionDrawn = new Promise<void>((resolve) => {
+        drawn = resolve;
+      });
+      // a worker's write on another connection: its version is drawn now, committed later
+      const slow = db.transaction(async (tx) => {
+        await taskRepository(tx).recordProgress(early, 30, 'running');
+        drawn();
+        await held;
+      });
+      await versionDrawn;
+      const live = readSse(await stream(api.app, '/events', { key: owner.apiKey }));
+      await taskRepository(db).recordProgress(late, 50, 'running');
+      const seen = await live.next();
+      expect(body(seen!.data)).toMatchObject({ task_id: late, percentage: '50' });
+      await live.cancel();
+      // the client is away when the earlier version commits, and comes back with the later id
+      release();
+      await slow;
+      const resumed = readSse(await stream(api.app, '/events', { key: owner.apiKey, lastEventId: seen!.id }));
+      const events = [await resumed.next(), await resumed.next()].map((e) => body(e!.data));
+      expect(Number(seen!.id)).toBeGreaterThan(0);
+      expect(events).toEqual(
+        expect.arrayContaining([expect.objectContaining({ task_id: early, percentage: '30' }), expect.objectContaining({ task_id: late, percentage: '50' })]),
+      );
+      await resumed.cancel();
+    });
+  }
+
   it('counts each connect as a read against the rate limits', async () => {
     const log = captureLogger();
     const hub = createTaskEventHub({ db, log });

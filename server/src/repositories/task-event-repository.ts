@@ -18,6 +18,12 @@ export interface VersionedTaskRow extends TaskRow {
 // bounds the catch-up read of an account to a range of its (user_id, created_at) index
 const CATCH_UP_WINDOW = '2 days';
 
+// Versions are drawn when a change is made and become visible when it commits, so across tasks
+// they can commit out of order: a client that saw version 102 may not yet have seen 101, whose
+// transaction was still open. A catch-up therefore also re-reads what changed this recently
+// (worker transactions last milliseconds); a client may get such a task's latest state twice.
+const RESUME_OVERLAP = '30 seconds';
+
 type Raw = TaskRow & { event_seq: string };
 const versioned = (rows: Raw[]): VersionedTaskRow[] => rows.map((row) => ({ ...row, event_seq: Number(row.event_seq) }));
 
@@ -37,12 +43,14 @@ export function taskEventRepository(q: Queryable) {
 
     /**
      * The user's tasks whose version is above `sinceSeq` (what a reconnecting account stream
-     * missed), oldest version first, at most `limit`; only `types` when given.
+     * missed), and those changed within RESUME_OVERLAP (a lower version may have committed after
+     * a higher one), oldest version first, at most `limit`; only `types` when given.
      */
     async findChangedSince(userId: string, sinceSeq: number, types: readonly string[] | null, limit: number): Promise<VersionedTaskRow[]> {
       const { rows } = await q.query<Raw>(
         `select ${TASK_COLUMNS}, event_seq::text as event_seq, false as archived from public.tasks
-          where user_id = $1 and created_at > now() - interval '${CATCH_UP_WINDOW}' and event_seq > $2::bigint
+          where user_id = $1 and created_at > now() - interval '${CATCH_UP_WINDOW}'
+            and (event_seq > $2::bigint or updated_at > now() - interval '${RESUME_OVERLAP}')
             and ($3::text[] is null or type = any($3::text[]))
           order by event_seq limit $4`,
         [userId, sinceSeq, types, limit],

@@ -79,6 +79,8 @@ export function parseLastEventId(header: string | undefined): number | null {
 }
 
 class Follower implements TaskStream {
+  /** Versions at or below this need not be sent (the client had them), -1: none. */
+  private readonly floor: number;
   private readonly sent = new Map<string, number>();
   private readonly dirty = new Set<string>();
   private catchUpSince: number | null;
@@ -91,13 +93,18 @@ class Follower implements TaskStream {
     readonly userId: string,
     readonly taskId: string | undefined,
     private readonly types: readonly string[] | null,
-    /** Versions at or below this were had by the client (its Last-Event-ID), -1: none. */
-    private readonly floor: number,
+    /** The client's Last-Event-ID, -1: none. */
+    lastEventId: number,
     private readonly onClose: (f: Follower) => void,
   ) {
-    this.maxSent = floor;
+    // One task's versions commit in order: what is at or below the client's id, it had. Across
+    // an account's tasks they may commit out of order (a lower version after a higher one), so
+    // an account stream filters nothing by the id: it catches up from it with an overlap
+    // (taskEventRepository.findChangedSince) and may send a task's latest state twice.
+    this.floor = taskId ? lastEventId : -1;
+    this.maxSent = lastEventId;
     // a task stream starts with the task's current state; a resumed account stream with what it missed
-    this.catchUpSince = !taskId && floor >= 0 ? floor : null;
+    this.catchUpSince = !taskId && lastEventId >= 0 ? lastEventId : null;
     if (taskId) this.dirty.add(taskId);
   }
 
