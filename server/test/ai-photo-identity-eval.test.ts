@@ -71,7 +71,7 @@ describe('AI photo identity check on the evaluation set', () => {
     expect(quantile(different, 0.95)).toBeLessThan(SAME_PERSON_THRESHOLD);
     expect(quantile(same, 0.05)).toBeGreaterThanOrEqual(SAME_PERSON_THRESHOLD);
     expect(share(same, (value) => value < SAME_PERSON_THRESHOLD)).toBeLessThanOrEqual(0.05);
-    // the bench measures ≤ 1 % held out over all 58 people (same ethnicity); these 12 hold 4 of
+    // the bench measures ≤ 1 % held out over all 58 people; these 12 hold 4 of
     // one self-reported ethnicity, whose pairs score highest, hence the looser bound here
     expect(share(different, (value) => value >= SAME_PERSON_THRESHOLD)).toBeLessThanOrEqual(0.015);
     // and well clear of the typical stranger: the population mean taken away, strangers sit near 0
