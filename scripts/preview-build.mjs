@@ -11,8 +11,9 @@
 // The remote's own rsbuild.config.ts is used unchanged; only the output folder is redirected.
 // Docs: docs/operations/previews-and-deploys.md.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -48,7 +49,20 @@ export function stampManifest(dir, stamp) {
   const manifest = JSON.parse(readFileSync(file, 'utf8'));
   if (!manifest.metaData || typeof manifest.metaData !== 'object') throw new Error(`${file} has no metaData: not a federation manifest`);
   manifest.metaData.aim = stamp;
-  writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
+  const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
+  // Each file replaced by a rename: the folder's mtime changes, so a static server that lists the
+  // folder (server/src/static-sites.ts) lists it again instead of keeping the old sizes.
+  const replace = (target, bytes) => {
+    writeFileSync(`${target}.tmp`, bytes);
+    renameSync(`${target}.tmp`, target);
+  };
+  // The build precompressed the unstamped manifest (shared-kit/rsbuild-precompress.ts): its
+  // .br/.gz are redone, or a client accepting br would get the manifest without the stamp.
+  if (existsSync(`${file}.br`) || existsSync(`${file}.gz`)) {
+    replace(`${file}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    replace(`${file}.gz`, gzipSync(body, { level: 9 }));
+  }
+  replace(file, body);
   return stamp;
 }
 
@@ -70,6 +84,7 @@ export function parseArgs(argv) {
   const out = { positional: [], flags: {} };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '--') continue; // `npm run x -- --flag`
     if (a === '--stamp-only') out.flags.stampOnly = true;
     else if (a.startsWith('--')) out.flags[a.slice(2)] = argv[++i];
     else out.positional.push(a);
@@ -77,8 +92,11 @@ export function parseArgs(argv) {
   return out;
 }
 
-async function build(folder, outDir) {
-  const remoteDir = path.join(repoRoot, folder);
+/**
+ * Builds the remote `folder` into `outDir` with its own rsbuild.config.ts; `remoteDir` builds a
+ * copy of the remote's folder instead (scripts/remote-release.mjs `--src`, the release journey).
+ */
+export async function build(folder, outDir, remoteDir = path.join(repoRoot, folder)) {
   // The remote's own @rsbuild/core (a dependency of each remote, not of the repository root),
   // config and plugins, as `rsbuild build` would load them.
   const rsbuildCore = ['@rsbuild', 'core'].join('/');

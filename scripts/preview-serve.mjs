@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Serves a remote's preview folder (scripts/preview-build.mjs) on a port, the way a CDN origin
 // would for the shell (CORS on everything, the manifest never cached, hashed files cached for
-// good), and prints the link that opens a running shell with this preview swapped in
+// good, the build's precompressed .br/.gz copies sent to clients that accept them), and prints the link that opens a running shell with this preview swapped in
 // (`?mf-preview=<name>=<manifest URL>`, kept for the tab; the badge's Reset ends it).
 //
 //   pnpm --filter @aim/mfe-tools preview:serve            (or `pnpm preview:serve` inside mfe-tools/)
 //   node scripts/preview-serve.mjs mfe-tools --port 4101 --shell http://localhost:3000 --dir /tmp/x
+//   (default port: the shell's + 1101 + the remote's index; a port the Fetch standard blocks is refused)
 //
 // The shell only accepts origins on its preview allow-list (PREVIEW_ALLOW_LIST; by default any
 // port on localhost and 127.0.0.1). Docs: docs/operations/previews-and-deploys.md.
@@ -13,6 +14,7 @@ import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BAD_PORTS, portRefusal, urlPort } from './bad-ports.mjs';
 import { REMOTE_FOLDERS, mfName, parseArgs, repoRoot, resolveRemoteFolder } from './preview-build.mjs';
 
 /** Where each remote's main screen lives in the shell: the page the printed link opens. */
@@ -44,6 +46,40 @@ export function cacheControl(pathname) {
   if (pathname.endsWith('mf-manifest.json') || pathname.endsWith('.html') || pathname === '/') return 'no-cache';
   if (/\.[0-9a-f]{8,}\./.test(pathname)) return 'public, max-age=31536000, immutable';
   return 'no-cache';
+}
+
+/**
+ * Which precompressed copy of a file to send (docs/operations/previews-and-deploys.md, "CDN
+ * layout"): `.br` when Accept-Encoding allows br, else `.gz` for gzip, when the build left one;
+ * none for a Range request (its offsets are of the identity file).
+ */
+function pickPrecompressed(file, acceptEncoding, hasRange) {
+  if (hasRange || !acceptEncoding) return null;
+  const allowed = new Set();
+  for (const part of acceptEncoding.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)).find(Boolean);
+    if (name && !(q && Number(q[1]) === 0)) allowed.add(name.trim());
+  }
+  for (const [coding, ext] of [
+    ['br', '.br'],
+    ['gzip', '.gz'],
+  ]) {
+    if (allowed.has(coding) && existsSync(file + ext)) return { coding, file: file + ext };
+  }
+  return null;
+}
+
+/**
+ * The default preview port of a remote for the shell at `shellUrl`: the shell's port + 1101 + the
+ * remote's index (4101–4105 for a shell on :3000, 4201–4205 for one on :3100), so previews for two
+ * platforms on shifted ports never meet, nor the launcher's own remote ports (shell + 1…5) or the
+ * API's (8080). Moved by one when it lands on a port the Fetch standard blocks.
+ */
+export function defaultPreviewPort(shellUrl, folder) {
+  let port = urlPort(shellUrl) + 1101 + Math.max(0, REMOTE_FOLDERS.indexOf(folder));
+  while (BAD_PORTS.has(port)) port += 10;
+  return port > 65535 ? 0 : port;
 }
 
 /** The shell URL that swaps `remote` for the manifest at `manifestUrl` in this tab. */
@@ -78,14 +114,18 @@ export async function servePreview({ dir, port, host = '127.0.0.1' }) {
       res.writeHead(404, { ...cors, 'content-type': 'text/plain; charset=utf-8' }).end('Not found\n');
       return;
     }
+    const encoded = pickPrecompressed(file, req.headers['accept-encoding'], req.headers.range !== undefined);
+    const sent = encoded?.file ?? file;
     res.writeHead(200, {
       ...cors,
       'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
-      'content-length': statSync(file).size,
+      'content-length': statSync(sent).size,
       'cache-control': cacheControl(pathname),
+      vary: 'Accept-Encoding',
+      ...(encoded ? { 'content-encoding': encoded.coding } : {}),
     });
     if (req.method === 'HEAD') res.end();
-    else createReadStream(file).pipe(res);
+    else createReadStream(sent).pipe(res);
   });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -111,8 +151,10 @@ async function main() {
     throw new Error(`${dir} has no mf-manifest.json: build the preview first (node scripts/preview-build.mjs ${folder})`);
   }
   const stamp = JSON.parse(readFileSync(path.join(dir, 'mf-manifest.json'), 'utf8')).metaData?.aim;
-  const port = Number(flags.port ?? process.env.PREVIEW_PORT ?? 4101 + REMOTE_FOLDERS.indexOf(folder));
   const shellUrl = flags.shell ?? process.env.SHELL_URL ?? 'http://localhost:3000';
+  const port = Number(flags.port ?? process.env.PREVIEW_PORT ?? defaultPreviewPort(shellUrl, folder));
+  const refusal = portRefusal(port, 'preview port');
+  if (refusal) throw new Error(refusal);
   const served = await servePreview({ dir, port, host: flags.host ?? '127.0.0.1' });
   const manifestUrl = `${served.origin}/mf-manifest.json`;
   // Does a shell answer there, and does it know this remote? (Only a hint: it never blocks.)

@@ -59,6 +59,8 @@ export default async function globalSetup() {
   const logPath = path.join(ARTIFACTS, 'server.log');
   const log = createWriteStream(logPath);
   const env: NodeJS.ProcessEnv = { ...process.env, ...launcherEnv(dataDir) };
+  // the journeys that deploy a remote (tests/remote-release.spec.ts) run the command on the same data folder
+  process.env.E2E_DATA_DIR = dataDir;
   // Embedded mode only: a developer's hosted-mode settings must not leak into the run.
   for (const key of ['DATABASE_URL', 'SUPABASE_URL', 'SERVE_STATIC', 'SITE_URL', 'API_PUBLIC_URL', 'CORS_ORIGINS', 'PREVIEW_ALLOW_LIST', 'HOST', 'PUBLIC_HOST'])
     delete env[key];

@@ -31,6 +31,9 @@ export function launcherEnv(dataDir: string): Record<string, string> {
     DATA_DIR: dataDir,
     // next to the database, so a run leaves nothing behind in the repository's .data/
     MEDIA_DIR: `${dataDir}-media`,
+    // the per-remote records and the release folders (scripts/remote-release.mjs), likewise
+    REMOTES_CONFIG_DIR: `${dataDir}-remotes`,
+    RELEASES_DIR: `${dataDir}-releases`,
     SHELL_PORT: String(PORTS.shell),
     MFE_TOOLS_PORT: String(PORTS.mfe_tools),
     MFE_ASSETS_PORT: String(PORTS.mfe_assets),

@@ -17,6 +17,8 @@ import { installProcessGuards } from './process-guards.ts';
 import { devMailboxMailer } from './mail/mailer.ts';
 import { initMetrics } from './observability/metrics.ts';
 import { siteDir, startStaticSites } from './static-sites.ts';
+import { createRemoteRecords } from './remotes/remote-records.ts';
+import { remoteDataDirs, remoteSitesFromEnv } from './remotes/sites.ts';
 import { createTaskEventHub } from './services/task-events/task-event-hub.ts';
 import { createImageFetcher } from './storage/image-fetcher.ts';
 import { createWebhookService } from './webhooks/index.ts';
@@ -41,13 +43,8 @@ const ports = {
   api: num(env.API_PORT, 8080),
   shell: num(env.SHELL_PORT, 3000),
 };
-export const REMOTES = [
-  { name: 'mfe-tools', mf: 'mfe_tools', port: num(env.MFE_TOOLS_PORT, 3001) },
-  { name: 'mfe-assets', mf: 'mfe_assets', port: num(env.MFE_ASSETS_PORT, 3002) },
-  { name: 'mfe-billing', mf: 'mfe_billing', port: num(env.MFE_BILLING_PORT, 3003) },
-  { name: 'mfe-developer', mf: 'mfe_developer', port: num(env.MFE_DEVELOPER_PORT, 3004) },
-  { name: 'mfe-onboarding', mf: 'mfe_onboarding', port: num(env.MFE_ONBOARDING_PORT, 3005) },
-];
+// each remote's name, port and origin (MFE_*_PORT, MFE_*_URL), shared with scripts/remote-release.mjs
+const REMOTES = remoteSitesFromEnv(env);
 
 const origin = (port: number) => `http://${PUBLIC_HOST}:${port}`;
 const hostedSupabaseUrl = env.SUPABASE_URL; // set → hosted Supabase, no local services
@@ -201,15 +198,24 @@ async function main() {
   }
 
   if (env.SERVE_STATIC !== 'false') {
-    const remotes = Object.fromEntries(REMOTES.map((r) => [r.mf, `${env[`${r.mf.toUpperCase()}_URL`] ?? origin(r.port)}/mf-manifest.json`]));
+    const defaultRemotes = Object.fromEntries(REMOTES.map((r) => [r.mf, `${r.origin}/mf-manifest.json`]));
+    // Each team's record (<REMOTES_CONFIG_DIR>/<mf name>.json, written by scripts/remote-release.mjs)
+    // laid over the defaults once validated; a refused record keeps that remote's last good entry.
+    const { configDir, releasesDir } = remoteDataDirs(env, repoRoot, embedded);
+    const records = configDir ? createRemoteRecords({ dir: configDir, sites: REMOTES, releasesDir, log: (line) => console.log(line) }) : undefined;
     const sites = await startStaticSites({
       host: HOST,
       runtimeConfigFile: env.RUNTIME_CONFIG_FILE,
       sites: [
         { name: 'shell', port: ports.shell, dir: siteDir(repoRoot, 'shell') },
-        ...REMOTES.map((r) => ({ name: r.name, port: r.port, dir: siteDir(repoRoot, r.name) })),
+        ...REMOTES.map((r) => ({
+          name: r.name,
+          port: r.port,
+          dir: siteDir(repoRoot, r.name),
+          ...(releasesDir ? { releasesDir: path.join(releasesDir, r.folder) } : {}),
+        })),
       ],
-      runtimeConfig: () => ({
+      runtimeConfig: async () => ({
         mode: embedded ? 'embedded' : 'production',
         supabaseUrl,
         supabaseAnonKey: anonKey,
@@ -217,7 +223,7 @@ async function main() {
         captcha: hostedSupabaseUrl
           ? { provider: 'turnstile', siteKey: env.TURNSTILE_SITE_KEY ?? '' }
           : { provider: 'altcha', challengeUrl: `${supabaseUrl}/auth/v1/captcha/challenge` },
-        remotes,
+        remotes: records ? await records.remotes(defaultRemotes) : defaultRemotes,
         previewAllowList: (env.PREVIEW_ALLOW_LIST ?? `http://${PUBLIC_HOST}:*,http://127.0.0.1:*`).split(',').map((s) => s.trim()),
         docsUrl: env.DOCS_URL ?? `${apiBaseUrl}/docs`,
         ...(devMailboxUrl ? { mailboxUrl: devMailboxUrl } : {}),
@@ -234,6 +240,9 @@ async function main() {
     hostedSupabaseUrl ? `  Supabase         ${supabaseUrl} (hosted)` : `  Local Supabase   ${supabaseUrl}   (auth, rest, realtime)`,
     devMailboxUrl ? `  Dev mailbox      ${devMailboxUrl}   (magic links land here)` : '',
     `  Runtime config   ${shellUrl}/runtime-config.json`,
+    ...(env.SERVE_STATIC !== 'false' && remoteDataDirs(env, repoRoot, embedded).configDir
+      ? [`  Remote records   ${remoteDataDirs(env, repoRoot, embedded).configDir}   (node scripts/remote-release.mjs deploy <remote>)`]
+      : []),
     `  Database         ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${env.DATA_DIR ?? '.data/pglite'}`}`,
     '',
     `  Ready in ${((Date.now() - started) / 1000).toFixed(1)} s. Open ${shellUrl} — Ctrl+C stops everything.`,

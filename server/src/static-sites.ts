@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { endSocket, guardHttpServer, requestUrl } from '@aim/supabase';
 import sirv from 'sirv';
+import { RELEASE_ID } from './remotes/remote-records.ts';
 
 /**
  * Serves the built front-ends in embedded mode: the shell and each remote on its own origin
@@ -16,6 +17,8 @@ export interface SiteSpec {
   port: number;
   /** Absolute path of the built site (the package's dist/). */
   dir: string;
+  /** A remote's release folders (`<RELEASES_DIR>/<folder>`), served under /releases/<id>/ (remotes/releases.ts). */
+  releasesDir?: string;
 }
 
 export interface RunningSites {
@@ -38,34 +41,81 @@ function cacheControl(pathname: string): string {
 }
 
 /**
+ * The Accept-Encoding sirv should see. sirv picks x.br / x.gz by a substring test, so codings
+ * refused with q=0 (`br;q=0`) are dropped here; a Range request gets the identity file, the
+ * representation media players and resumed downloads expect byte offsets of.
+ */
+function negotiableEncodings(acceptEncoding: string | undefined, hasRange: boolean): string {
+  if (hasRange || !acceptEncoding) return '';
+  return acceptEncoding
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => {
+      const q = /;\s*q=([0-9.]+)/i.exec(part);
+      return part && !(q && Number(q[1]) === 0);
+    })
+    .map((part) => part.split(';')[0].trim().toLowerCase())
+    .join(', ');
+}
+
+/**
  * The runtime config the shell fetches: the generated one, with the fields of RUNTIME_CONFIG_FILE
  * (when set) laid over it (`remotes` merged by name). The file is read on every request, so an
  * operator points a remote at a new manifest (or back, a rollback) without a restart or rebuild.
  */
-function runtimeConfigBody(generated: unknown, file: string | undefined): string {
-  if (!file) return JSON.stringify(generated, null, 2);
+function runtimeConfigBody(generated: unknown, overlay: Record<string, unknown> | undefined): string {
+  if (!overlay) return JSON.stringify(generated, null, 2);
   const base = (generated ?? {}) as Record<string, unknown>;
-  const overlay = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  if (!overlay || typeof overlay !== 'object' || Array.isArray(overlay)) throw new Error('it is not a JSON object');
   const remotes = { ...(base.remotes as object), ...(overlay.remotes as object) };
   return JSON.stringify({ ...base, ...overlay, remotes }, null, 2);
+}
+
+/**
+ * Reads RUNTIME_CONFIG_FILE per request. A file that does not parse (a stray comma) is refused
+ * with the reason in the log, and its last content that did parse keeps serving (none yet: the
+ * generated config alone), so one typo never takes the whole dashboard down.
+ */
+function overlayReader(file: string | undefined, log: (line: string) => void) {
+  let lastGood: Record<string, unknown> | undefined;
+  let lastError = '';
+  return (): Record<string, unknown> | undefined => {
+    // no file (yet, or removed on purpose): the generated config; it may be created at any time
+    if (!file || !existsSync(file)) return undefined;
+    try {
+      const overlay = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+      if (!overlay || typeof overlay !== 'object' || Array.isArray(overlay)) throw new Error('it is not a JSON object');
+      lastGood = overlay as Record<string, unknown>;
+      lastError = '';
+      return lastGood;
+    } catch (err) {
+      const error = `RUNTIME_CONFIG_FILE ${file} cannot be used: ${(err as Error).message}; serving ${lastGood ? 'its last good content' : 'the generated config without it'}`;
+      if (error !== lastError) log(`[sites] ${error}`);
+      lastError = error;
+      return lastGood;
+    }
+  };
 }
 
 export async function startStaticSites(opts: {
   sites: SiteSpec[];
   host: string;
-  runtimeConfig: () => unknown;
+  runtimeConfig: () => unknown | Promise<unknown>;
   /** RUNTIME_CONFIG_FILE: a JSON file laid over the generated runtime config, re-read per request. */
   runtimeConfigFile?: string;
 }): Promise<RunningSites> {
   const servers: http.Server[] = [];
   const ports: Record<string, number> = {};
+  const readOverlay = overlayReader(opts.runtimeConfigFile, (line) => console.error(line));
   for (const site of opts.sites) {
     const isShell = site.name === 'shell';
-    const makeHandler = () =>
-      sirv(site.dir, {
-        single: true, // SPA fallback to index.html (deep links; standalone remotes)
+    const makeHandler = (dir = site.dir, single = true) =>
+      sirv(dir, {
+        single, // SPA fallback to index.html (deep links; standalone remotes); none in a release folder
         etag: true,
+        // x.br / x.gz made at build time (shared-kit/rsbuild-precompress.ts), sent with
+        // Content-Encoding, the original's Content-Type and Vary: Accept-Encoding; identity otherwise.
+        brotli: true,
+        gzip: true,
         setHeaders(res, pathname) {
           // Remotes are loaded cross-origin by the shell: manifests and chunks need CORS.
           if (!isShell) res.setHeader('access-control-allow-origin', '*');
@@ -83,7 +133,19 @@ export async function startStaticSites(opts: {
       if (current?.stamp !== stamp) current = { stamp, handle: makeHandler() };
       return current.handle;
     };
-    const server = http.createServer((req, res) => {
+    // a release folder appears whole (renamed into place) and never changes: one handler per id
+    const releases = new Map<string, ReturnType<typeof sirv>>();
+    const serveRelease = (id: string) => {
+      if (!site.releasesDir || !RELEASE_ID.test(id)) return undefined;
+      const dir = path.join(site.releasesDir, id);
+      if (!releases.has(id)) {
+        if (!existsSync(dir)) return undefined;
+        releases.set(id, makeHandler(dir, false));
+      }
+      if (!existsSync(dir)) releases.delete(id); // pruned
+      return releases.get(id);
+    };
+    const server = http.createServer(async (req, res) => {
       const url = requestUrl(req.url);
       if (!url) {
         // a request target WHATWG URL refuses (`//[`): 400, not an uncaught exception
@@ -100,10 +162,9 @@ export async function startStaticSites(opts: {
         const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', 'access-control-allow-origin': '*' };
         let body: string;
         try {
-          body = runtimeConfigBody(opts.runtimeConfig(), opts.runtimeConfigFile);
+          body = runtimeConfigBody(await opts.runtimeConfig(), readOverlay());
         } catch (err) {
-          // A broken file is the operator's to fix: say so, rather than serve a config they did not write.
-          const error = `RUNTIME_CONFIG_FILE ${opts.runtimeConfigFile} cannot be used: ${(err as Error).message}`;
+          const error = `the runtime config cannot be made: ${(err as Error).message}`;
           console.error(`[sites] ${error}`);
           res.writeHead(500, headers);
           res.end(JSON.stringify({ error }));
@@ -113,8 +174,24 @@ export async function startStaticSites(opts: {
         res.end(body);
         return;
       }
+      const release = /^\/releases\/([^/]+)\//.exec(url.pathname);
+      if (release && site.releasesDir) {
+        const handle = serveRelease(release[1]);
+        req.url = `${url.pathname.slice(release[0].length - 1)}${url.search}`;
+        req.headers['accept-encoding'] = negotiableEncodings(req.headers['accept-encoding'], req.headers.range !== undefined);
+        res.setHeader('vary', 'Accept-Encoding');
+        const missing = () => {
+          res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'access-control-allow-origin': '*' });
+          res.end('Not found\n');
+        };
+        if (!handle) return missing();
+        return handle(req, res, missing);
+      }
       const handle = serveDir();
       if (!handle) return notBuilt(res, site.name);
+      req.headers['accept-encoding'] = negotiableEncodings(req.headers['accept-encoding'], req.headers.range !== undefined);
+      // set before sirv runs: its 304 answers would go out without it
+      res.setHeader('vary', 'Accept-Encoding');
       handle(req, res, () => {
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', ...(isShell ? {} : { 'access-control-allow-origin': '*' }) });
         res.end('Not found\n');

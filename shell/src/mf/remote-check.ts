@@ -3,57 +3,13 @@
 // request. A refused remote never has its entry loaded; its slot says why (remote-slot.tsx) and
 // the diagnostics view lists it (routes/diagnostics.tsx).
 //
-// What is checked: the manifest names the remote it is registered as, exposes every module the
-// shell mounts from it (SHELL_MOUNTS) and was built against a shared-kit contract this shell
-// provides (SHARED_KIT_CONTRACT). A manifest without a stamp (built by plain `rsbuild build`
-// outside this repository's scripts) is accepted and shown as unstamped.
+// The rules themselves (name, mounted exposes SHELL_MOUNTS, shared-kit contract) are
+// shared-kit/src/manifest-check.ts, the same check the launcher and `scripts/remote-release.mjs`
+// run before a deploy is accepted.
 
-import { SHARED_KIT_CONTRACT, SHELL_MOUNTS, contractIncompatibility } from '@aim/shared-kit/contract';
+import type { RemoteVerdict } from '@aim/shared-kit/manifest-check';
 
-/** What scripts/preview-build.mjs writes into a manifest's metaData.aim. */
-type RemoteStamp = { version?: string; commit?: string; contract?: string; builtAt?: string };
-
-export type RemoteVerdict = {
-  remote: string;
-  url: string;
-  /** The remote's own version: the stamp's, else the build info the MF plugin writes. */
-  version?: string;
-  commit?: string;
-  contract?: string;
-  exposes: string[];
-  /** Why the shell refuses this remote (name, versions and what is incompatible); absent when accepted. */
-  refused?: string;
-};
-
-type Manifest = {
-  name?: unknown;
-  metaData?: { name?: unknown; buildInfo?: { buildVersion?: unknown }; aim?: RemoteStamp };
-  exposes?: { path?: unknown; name?: unknown }[];
-};
-
-const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
-
-export function checkManifest(remote: string, url: string, raw: unknown, shellContract = SHARED_KIT_CONTRACT): RemoteVerdict {
-  const manifest = (raw && typeof raw === 'object' ? raw : {}) as Manifest;
-  const meta = manifest.metaData && typeof manifest.metaData === 'object' ? manifest.metaData : {};
-  const stamp: RemoteStamp = meta.aim && typeof meta.aim === 'object' ? meta.aim : {};
-  const version = str(stamp.version) ?? str(meta.buildInfo?.buildVersion);
-  const exposes = (Array.isArray(manifest.exposes) ? manifest.exposes : []).map((e) => str(e?.path) ?? (str(e?.name) ? `./${e.name}` : '')).filter(Boolean);
-  const verdict: RemoteVerdict = { remote, url, version, commit: str(stamp.commit), contract: str(stamp.contract), exposes };
-  const who = `${remote}${version ? ` ${version}` : ''}${verdict.commit ? ` (commit ${verdict.commit})` : ''}`;
-  const name = str(manifest.name) ?? str(meta.name);
-  if (!manifest.metaData || !Array.isArray(manifest.exposes)) {
-    verdict.refused = `${url} is not a federation manifest (no metaData or exposes)`;
-  } else if (name !== remote) {
-    verdict.refused = `${url} is the manifest of ${name ?? 'an unnamed remote'}, not of ${remote}`;
-  } else if (verdict.contract !== undefined && contractIncompatibility(shellContract, verdict.contract)) {
-    verdict.refused = `${who}: ${contractIncompatibility(shellContract, verdict.contract)}`;
-  } else {
-    const missing = (SHELL_MOUNTS[remote] ?? []).filter((e) => !exposes.includes(e));
-    if (missing.length) verdict.refused = `${who} does not expose ${missing.join(', ')}, which this shell mounts`;
-  }
-  return verdict;
-}
+export { type RemoteVerdict, checkManifest } from '@aim/shared-kit/manifest-check';
 
 /** Thrown into the MF runtime's manifest fetch for a refused remote: its entry is never loaded. */
 export class RemoteRefusedError extends Error {
