@@ -2,6 +2,7 @@ import { defineConfig } from '@rsbuild/core';
 import { pluginReact } from '@rsbuild/plugin-react';
 import { pluginModuleFederation } from '@module-federation/rsbuild-plugin';
 import { remoteBuild } from '@aim/shared-kit/mf-shared';
+import { pluginPrecompress } from '@aim/shared-kit/rsbuild-precompress';
 
 const { federation, site } = remoteBuild({
   name: 'mfe_developer',
@@ -12,4 +13,4 @@ const { federation, site } = remoteBuild({
   },
 });
 
-export default defineConfig({ plugins: [pluginReact(), pluginModuleFederation(federation)], ...site });
+export default defineConfig({ plugins: [pluginReact(), pluginModuleFederation(federation), pluginPrecompress()], ...site });

@@ -2,6 +2,7 @@ import { defineConfig } from '@rsbuild/core';
 import { pluginReact } from '@rsbuild/plugin-react';
 import { pluginModuleFederation } from '@module-federation/rsbuild-plugin';
 import { sharedDeps, supabaseAliases } from '@aim/shared-kit/mf-shared';
+import { pluginPrecompress } from '@aim/shared-kit/rsbuild-precompress';
 import { earlyPreloadScript } from './src/mf/early-preload.ts';
 
 export default defineConfig({
@@ -19,6 +20,8 @@ export default defineConfig({
       // entries use too (`externalRuntime` in mf-shared.ts): one runtime download, not one per remote.
       experiments: { provideExternalRuntime: true, optimization: { target: 'web' } },
     }),
+    // x.br and x.gz beside every text asset, served by static-sites.ts and CDNs (no on-the-fly compression)
+    pluginPrecompress(),
   ],
   source: { entry: { index: './src/index.ts' } },
   resolve: { alias: supabaseAliases },

@@ -1,4 +1,5 @@
 import { Navigate } from '@aim/shared-kit/router';
+import { QueryProvider } from '@aim/shared-kit/query';
 import { RemoteRoutes, type RemoteAppProps, type RemoteRoute } from '@aim/shared-kit/remote';
 import { InstanceReport } from './instance-report.tsx';
 import { ImagesRoute } from './routes/images.tsx';
@@ -13,10 +14,10 @@ export const routes: RemoteRoute[] = [
 
 export function App({ basename }: RemoteAppProps) {
   return (
-    <>
+    <QueryProvider>
       <InstanceReport name="mfe_assets" />
       <RemoteRoutes basename={basename} routes={routes} fallback={<Navigate to="/dashboard/tools/midjourney" replace />} />
-    </>
+    </QueryProvider>
   );
 }
 

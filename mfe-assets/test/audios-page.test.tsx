@@ -1,11 +1,10 @@
 // @vitest-environment jsdom
 // The Audios gallery (spec §2, §9): a player per song with its cover, title, length and lyrics,
 // Download per song, favourites, the Suno and Udio tabs, pages of 20, no archive switch.
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { system } from '@aim/shared-kit/theme';
 import { formatDuration, songsOf } from '../src/features/media/audio-songs.tsx';
 import type { MediaGateway, MediaItem, MediaQuery } from '../src/features/media/gateway.ts';
 import { MediaPage } from '../src/features/media/media-page.tsx';
@@ -57,11 +56,7 @@ function fakeGateway(pages: MediaItem[][]) {
 
 function renderPage(gateway: MediaGateway) {
   const notifyError = vi.fn();
-  render(
-    <ChakraProvider value={system}>
-      <MediaPage kind="audio" gateway={gateway} email={EMAIL} notifyError={notifyError} nextPageDelayMs={10} />
-    </ChakraProvider>,
-  );
+  render(<MediaPage kind="audio" gateway={gateway} email={EMAIL} notifyError={notifyError} nextPageDelayMs={10} />);
   return { notifyError, user: userEvent.setup() };
 }
 

@@ -1,10 +1,8 @@
 // @vitest-environment jsdom
-import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { MemoryRouter } from 'react-router-dom';
-import { system } from '@aim/shared-kit/theme';
 import type { GalleryImage, GalleryQuery, ImagesGateway } from '../src/features/images/gateway.ts';
 import { ImagesPage } from '../src/features/images/images-page.tsx';
 import { GALLERY_TEXTS as TEXTS } from '../src/features/shared/gallery-ui.tsx';
@@ -87,13 +85,7 @@ afterEach(cleanup);
 
 function renderPage(gateway: ImagesGateway) {
   const notifyError = vi.fn();
-  render(
-    <ChakraProvider value={system}>
-      <MemoryRouter initialEntries={['/dashboard/assets/images']}>
-        <ImagesPage gateway={gateway} email={EMAIL} notifyError={notifyError} nextPageDelayMs={30} />
-      </MemoryRouter>
-    </ChakraProvider>,
-  );
+  render(<ImagesPage gateway={gateway} email={EMAIL} notifyError={notifyError} nextPageDelayMs={30} />, { route: '/dashboard/assets/images' });
   return { notifyError, user: userEvent.setup() };
 }
 

@@ -1,9 +1,8 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { system } from '@aim/shared-kit/theme';
 import type { MediaGateway, MediaItem, MediaQuery } from '../src/features/media/gateway.ts';
 import { MEDIA_TEXTS, MediaPage } from '../src/features/media/media-page.tsx';
 import type { MediaKind } from '../src/features/media/media-rules.ts';
@@ -49,11 +48,7 @@ function fakeGateway(items: MediaItem[], over: Partial<MediaGateway> = {}) {
 
 function renderPage(kind: MediaKind, gateway: MediaGateway) {
   const notifyError = vi.fn();
-  render(
-    <ChakraProvider value={system}>
-      <MediaPage kind={kind} gateway={gateway} email={EMAIL} notifyError={notifyError} nextPageDelayMs={10} />
-    </ChakraProvider>,
-  );
+  render(<MediaPage kind={kind} gateway={gateway} email={EMAIL} notifyError={notifyError} nextPageDelayMs={10} />);
   return { notifyError, user: userEvent.setup() };
 }
 

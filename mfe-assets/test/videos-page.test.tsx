@@ -2,11 +2,10 @@
 // The Videos gallery (spec §2, §9) with a fake gateway: tabs, Everything/Favorites, Show Archive,
 // pages of 20, each card's player (poster, controls, the choice of clip when a task has several),
 // favourites (at once, taken back on refusal) and downloads.
-import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { system } from '@aim/shared-kit/theme';
 import type { MediaGateway, MediaItem, MediaQuery } from '../src/features/media/gateway.ts';
 import { MEDIA_TEXTS, MediaPage } from '../src/features/media/media-page.tsx';
 import { MEDIA, type MediaKind } from '../src/features/media/media-rules.ts';
@@ -104,11 +103,7 @@ afterEach(() => {
 
 function renderPage(gateway: MediaGateway) {
   const notifyError = vi.fn();
-  render(
-    <ChakraProvider value={system}>
-      <MediaPage kind="videos" gateway={gateway} email={EMAIL} notifyError={notifyError} nextPageDelayMs={20} />
-    </ChakraProvider>,
-  );
+  render(<MediaPage kind="videos" gateway={gateway} email={EMAIL} notifyError={notifyError} nextPageDelayMs={20} />);
   return { notifyError, user: userEvent.setup() };
 }
 

@@ -9,6 +9,7 @@ import { useStore as useStoreFromSubpath } from 'jotai/react';
 import { useInstanceReport } from '@aim/shared-kit/instance-report';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
 import { useSession } from '@aim/shared-kit/session';
+import { getQueryClient } from '@aim/shared-kit/query';
 
 // This bundle's own imports: the singleton check compares what each app resolved.
 const modules = {
@@ -22,6 +23,7 @@ const modules = {
   useStoreFromSubpath,
   getSupabaseClient,
   useSession,
+  getQueryClient,
 };
 
 /** Reports the library instances this app resolved (see @aim/shared-kit/instance-report). */

@@ -6,7 +6,7 @@ import { CreditActivity } from '../src/features/activity/credit-activity.tsx';
 import { ACTIVITY_TEXTS, HISTORY_PAGE_SIZE } from '../src/features/activity/history-rules.ts';
 import { SubscriptionPage } from '../src/features/subscription/subscription-page.tsx';
 import { fakeGateway, fakeNotices, makeAccount } from './support/fake-gateway.ts';
-import { renderUi } from './support/render.tsx';
+import { render } from '@aim/shared-kit/testing/render';
 
 afterEach(cleanup);
 
@@ -41,7 +41,9 @@ function fakeActivity(over: Partial<ActivityGateway> = {}): ActivityGateway {
 // a loaded machine renders Chakra slowly: a generous timeout, no timed assertion
 describe('Where your credits went', { timeout: 20_000 }, () => {
   it('sits on the Subscription screen under the plans, the spec’s texts unchanged', async () => {
-    renderUi(<SubscriptionPage gateway={fakeGateway()} account={makeAccount()} status="ready" notify={fakeNotices()} activity={fakeActivity()} />);
+    render(<SubscriptionPage gateway={fakeGateway()} account={makeAccount()} status="ready" notify={fakeNotices()} activity={fakeActivity()} />, {
+      route: '/',
+    });
     const section = await screen.findByTestId('credit-activity');
     expect(within(section).getByRole('heading', { level: 2, name: 'Where your credits went' })).toBeTruthy();
     expect(screen.getByRole('heading', { level: 1, name: 'Subscription' })).toBeTruthy();
@@ -54,7 +56,7 @@ describe('Where your credits went', { timeout: 20_000 }, () => {
   });
 
   it('shows today’s usage by family with totals, readable from the keyboard and as a table', async () => {
-    const user = renderUi(<CreditActivity gateway={fakeActivity()} />);
+    const { user } = render(<CreditActivity gateway={fakeActivity()} />, { route: '/' });
     expect(await screen.findByTestId('usage-total')).toHaveProperty('textContent', '11 credits in the last 30 days');
     expect(screen.getByTestId('usage-family-midjourney').textContent).toBe('Midjourney 8');
     expect(screen.getByTestId('usage-family-audio').textContent).toBe('Audio 3');
@@ -86,14 +88,14 @@ describe('Where your credits went', { timeout: 20_000 }, () => {
   });
 
   it('says when nothing was spent, and offers a retry when usage cannot load', async () => {
-    renderUi(<CreditActivity gateway={fakeActivity({ usage: vi.fn(async () => []) })} />);
+    render(<CreditActivity gateway={fakeActivity({ usage: vi.fn(async () => []) })} />, { route: '/' });
     expect((await screen.findByTestId('usage-empty')).textContent).toBe(ACTIVITY_TEXTS.usageEmpty);
     cleanup();
     const usage = vi
       .fn()
       .mockRejectedValueOnce(new Error('down'))
       .mockResolvedValue([{ day: today, task_type: 'luma', credits: 5 }]);
-    const user = renderUi(<CreditActivity gateway={fakeActivity({ usage })} />);
+    const { user } = render(<CreditActivity gateway={fakeActivity({ usage })} />, { route: '/' });
     const error = await screen.findByTestId('usage-error');
     await user.click(within(error).getByRole('button', { name: 'Retry' }));
     expect((await screen.findByTestId('usage-family-video')).textContent).toBe('Video 5');
@@ -102,7 +104,7 @@ describe('Where your credits went', { timeout: 20_000 }, () => {
   it('lists the credit history with links to the task and the invoice, and pages on with the last row as cursor', async () => {
     const first = Array.from({ length: HISTORY_PAGE_SIZE }, (_, i) => historyRow(i));
     const history = vi.fn(async (after: { id: number } | null) => (after ? [historyRow(HISTORY_PAGE_SIZE, { kind: 'refund', delta: 4 })] : first));
-    const user = renderUi(<CreditActivity gateway={fakeActivity({ history })} />);
+    const { user } = render(<CreditActivity gateway={fakeActivity({ history })} />, { route: '/' });
     await user.click(screen.getByRole('tab', { name: 'Credit history' }));
     await waitFor(() => expect(screen.getAllByTestId('history-row')).toHaveLength(HISTORY_PAGE_SIZE));
     const row = screen.getAllByTestId('history-row')[0];
@@ -115,13 +117,15 @@ describe('Where your credits went', { timeout: 20_000 }, () => {
     ).toBe(`/dashboard/task-logs?id=${first[0].task_id}`);
     await user.click(screen.getByTestId('history-more'));
     await waitFor(() => expect(screen.getAllByTestId('history-row')).toHaveLength(HISTORY_PAGE_SIZE + 1));
-    expect(history).toHaveBeenLastCalledWith(first[HISTORY_PAGE_SIZE - 1]);
+    // the cursor is the last row's exact created_at and id
+    const last = first[HISTORY_PAGE_SIZE - 1]!;
+    expect(history).toHaveBeenLastCalledWith({ created_at: last.created_at, id: last.id });
     expect(screen.queryByTestId('history-more')).toBeNull();
   });
 
   it('links a plan grant to Invoices and exports the CSV', async () => {
     const gateway = fakeActivity();
-    const user = renderUi(<CreditActivity gateway={gateway} />);
+    const { user } = render(<CreditActivity gateway={gateway} />, { route: '/' });
     await user.click(screen.getByRole('tab', { name: 'Credit history' }));
     expect((await screen.findByRole('link', { name: 'Invoice INV-1001' })).getAttribute('href')).toBe('/dashboard/billing/invoices');
     await user.click(screen.getByTestId('export-history'));
@@ -129,14 +133,15 @@ describe('Where your credits went', { timeout: 20_000 }, () => {
   });
 
   it('shows the history’s empty and error states, and a failed export', async () => {
-    renderUi(<CreditActivity gateway={fakeActivity({ history: vi.fn(async () => []) })} />);
-    expect((await screen.findByTestId('history-empty')).textContent).toBe(ACTIVITY_TEXTS.historyEmpty);
+    render(<CreditActivity gateway={fakeActivity({ history: vi.fn(async () => []) })} />, { route: '/' });
+    await waitFor(() => expect(screen.getByTestId('history-empty').textContent).toBe(ACTIVITY_TEXTS.historyEmpty));
     cleanup();
 
-    const failing = renderUi(
+    const { user: failing } = render(
       <CreditActivity
         gateway={fakeActivity({ history: vi.fn(async () => Promise.reject(new Error('x'))), exportCsv: vi.fn(async () => Promise.reject(new Error('x'))) })}
       />,
+      { route: '/' },
     );
     expect(await screen.findByTestId('history-error')).toBeTruthy();
     await failing.click(screen.getByRole('tab', { name: 'Credit history' }));

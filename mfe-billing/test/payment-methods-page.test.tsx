@@ -3,7 +3,7 @@ import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PaymentMethodsPage } from '../src/features/payment-methods/payment-methods-page.tsx';
 import { apiError, card, confirmed, fakeGateway, fakeNotices, sandboxConfig } from './support/fake-gateway.ts';
-import { renderUi } from './support/render.tsx';
+import { render } from '@aim/shared-kit/testing/render';
 
 afterEach(() => {
   cleanup();
@@ -12,7 +12,7 @@ afterEach(() => {
 
 function setup(gateway = fakeGateway(), errorMs = 7000) {
   const notify = fakeNotices();
-  const user = renderUi(<PaymentMethodsPage gateway={gateway} notify={notify} errorMs={errorMs} />);
+  const { user } = render(<PaymentMethodsPage gateway={gateway} notify={notify} errorMs={errorMs} />, { route: '/' });
   return { gateway, notify, user };
 }
 

@@ -1,9 +1,8 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen } from '@testing-library/react';
-import { ChakraProvider } from '@chakra-ui/react';
-import { MemoryRouter, Route, Routes } from 'react-router-dom';
+import { cleanup, screen } from '@testing-library/react';
+import { Route, Routes } from 'react-router-dom';
 import { afterEach, describe, expect, it } from 'vitest';
-import { system } from '@aim/shared-kit/theme';
+import { render } from '@aim/shared-kit/testing/render';
 import { paymentReturn } from '../src/features/payment-success/payment-return.ts';
 import { PaymentSuccessPage } from '../src/features/payment-success/payment-success-page.tsx';
 
@@ -11,14 +10,11 @@ afterEach(cleanup);
 
 function open(search: string) {
   render(
-    <ChakraProvider value={system}>
-      <MemoryRouter initialEntries={[`/payment-success${search}`]}>
-        <Routes>
-          <Route path="/payment-success" element={<PaymentSuccessPage />} />
-          <Route path="/dashboard/billing/payment-methods" element={<p data-testid="payment-methods">Payment Methods</p>} />
-        </Routes>
-      </MemoryRouter>
-    </ChakraProvider>,
+    <Routes>
+      <Route path="/payment-success" element={<PaymentSuccessPage />} />
+      <Route path="/dashboard/billing/payment-methods" element={<p data-testid="payment-methods">Payment Methods</p>} />
+    </Routes>,
+    { route: `/payment-success${search}` },
   );
 }
 

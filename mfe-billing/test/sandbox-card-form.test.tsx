@@ -5,7 +5,8 @@ import { SandboxCardForm } from '../src/features/checkout/sandbox-card-form.tsx'
 import { TEXTS } from '../src/notices.ts';
 import type { BillingGateway } from '../src/gateway/billing-gateway.ts';
 import { apiError, confirmed, fakeGateway } from './support/fake-gateway.ts';
-import { renderUi } from './support/render.tsx';
+import type { UserEvent } from '@testing-library/user-event';
+import { render } from '@aim/shared-kit/testing/render';
 
 afterEach(cleanup);
 
@@ -15,11 +16,13 @@ function setup(sandboxConfirm: ReturnType<typeof vi.fn>) {
   const gateway = fakeGateway({ sandboxConfirm: sandboxConfirm as BillingGateway['sandboxConfirm'] });
   const onSucceeded = vi.fn();
   const onFailed = vi.fn();
-  const user = renderUi(<SandboxCardForm gateway={gateway} intent={intent} submitLabel="Pay $39" onSucceeded={onSucceeded} onFailed={onFailed} />);
+  const { user } = render(<SandboxCardForm gateway={gateway} intent={intent} submitLabel="Pay $39" onSucceeded={onSucceeded} onFailed={onFailed} />, {
+    route: '/',
+  });
   return { gateway, onSucceeded, onFailed, user };
 }
 
-async function fillCard(user: ReturnType<typeof renderUi>, number: string) {
+async function fillCard(user: UserEvent, number: string) {
   await user.type(screen.getByLabelText('Card number'), number);
   await user.type(screen.getByLabelText('Expiry'), '1230');
   await user.type(screen.getByLabelText('CVC'), '123');

@@ -5,13 +5,15 @@ import { TopUpDialogView } from '../src/features/top-up/top-up-dialog.tsx';
 import { formOf, parseSpendingForm } from '../src/features/top-up/spending-controls-rules.ts';
 import type { BillingGateway } from '../src/gateway/billing-gateway.ts';
 import { apiError, fakeGateway, fakeNotices, makeAccount, spendingLimits } from './support/fake-gateway.ts';
-import { renderUi } from './support/render.tsx';
+import { render } from '@aim/shared-kit/testing/render';
 
 afterEach(cleanup);
 
 function setup(gateway: BillingGateway = fakeGateway()) {
   const notify = fakeNotices();
-  const user = renderUi(<TopUpDialogView open onOpenChange={() => undefined} gateway={gateway} account={makeAccount({ plan: 'basic' })} notify={notify} />);
+  const { user } = render(<TopUpDialogView open onOpenChange={() => undefined} gateway={gateway} account={makeAccount({ plan: 'basic' })} notify={notify} />, {
+    route: '/',
+  });
   return { gateway, notify, user };
 }
 

@@ -9,7 +9,7 @@ vi.mock('@stripe/stripe-js/pure', () => ({ loadStripe }));
 const { loadStripeOnce, STRIPE_LOAD_FAILED } = await import('../src/features/checkout/stripe-loader.ts');
 const { default: StripePaymentForm } = await import('../src/features/checkout/stripe-payment-form.tsx');
 const { PaymentForm } = await import('../src/features/checkout/payment-form.tsx');
-const { renderUi } = await import('./support/render.tsx');
+const { render } = await import('@aim/shared-kit/testing/render');
 const { fakeGateway, sandboxConfig } = await import('./support/fake-gateway.ts');
 
 // A function returned from beforeEach is a teardown: the braces keep the mock from being one.
@@ -39,7 +39,7 @@ describe('loading Stripe.js', () => {
 describe('the Stripe payment form', () => {
   it('shows a message and Retry when Stripe.js cannot load, and Retry asks again', async () => {
     loadStripe.mockRejectedValue(new Error('Failed to load Stripe.js'));
-    const user = renderUi(<StripePaymentForm publishableKey="pk_test_b" intent={intent} submitLabel="Pay" onSucceeded={vi.fn()} />);
+    const { user } = render(<StripePaymentForm publishableKey="pk_test_b" intent={intent} submitLabel="Pay" onSucceeded={vi.fn()} />, { route: '/' });
     expect((await screen.findByTestId('stripe-load-failed')).textContent).toContain(STRIPE_LOAD_FAILED);
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(loadStripe).toHaveBeenCalledTimes(2));
@@ -47,7 +47,7 @@ describe('the Stripe payment form', () => {
   });
 
   it('never loads Stripe.js for the sandbox provider', () => {
-    renderUi(<PaymentForm gateway={fakeGateway()} config={sandboxConfig} intent={intent} submitLabel="Pay" onSucceeded={vi.fn()} />);
+    render(<PaymentForm gateway={fakeGateway()} config={sandboxConfig} intent={intent} submitLabel="Pay" onSucceeded={vi.fn()} />, { route: '/' });
     expect(screen.getByTestId('sandbox-card-form')).toBeTruthy();
     expect(loadStripe).not.toHaveBeenCalled();
   });

@@ -5,13 +5,13 @@ import { SubscriptionPage } from '../src/features/subscription/subscription-page
 import { TEXTS } from '../src/notices.ts';
 import type { BillingAccount } from '../src/gateway/account.ts';
 import { apiError, fakeGateway, fakeNotices, makeAccount, sandboxConfig } from './support/fake-gateway.ts';
-import { renderUi } from './support/render.tsx';
+import { render } from '@aim/shared-kit/testing/render';
 
 afterEach(cleanup);
 
 function setup(account: BillingAccount | null, gateway = fakeGateway(), status: 'loading' | 'ready' | 'error' = 'ready') {
   const notify = fakeNotices();
-  const user = renderUi(<SubscriptionPage gateway={gateway} account={account} status={status} notify={notify} />);
+  const { user } = render(<SubscriptionPage gateway={gateway} account={account} status={status} notify={notify} />, { route: '/' });
   return { gateway, notify, user };
 }
 
@@ -75,7 +75,7 @@ describe('the Subscription page', () => {
     const { gateway, user } = setup(makeAccount());
     await cardsLoaded();
     await user.click(buttonOf('starter'));
-    expect(gateway.subscribe).toHaveBeenCalledWith('starter');
+    expect(gateway.subscribe).toHaveBeenCalledWith('starter', { idempotencyKey: expect.any(String) });
     const dialog = await screen.findByTestId('checkout-dialog');
     expect(within(dialog).getByText('Subscribe to Starter')).toBeTruthy();
     expect(within(dialog).getByTestId('sandbox-badge')).toBeTruthy();
@@ -89,6 +89,25 @@ describe('the Subscription page', () => {
     await user.click(buttonOf('basic'));
     await waitFor(() => expect(notify.error).toHaveBeenCalledWith('Unable to start checkout', 'You are already subscribed to this plan'));
     expect(screen.queryByTestId('checkout-dialog')).toBeNull();
+  });
+
+  it('sends one idempotency key per plan choice, the same again when that choice is retried after a failure', async () => {
+    const subscribe = vi
+      .fn()
+      .mockRejectedValueOnce(apiError('busy'))
+      .mockRejectedValueOnce(apiError('busy'))
+      .mockResolvedValue({ clientSecret: 'pi_1_secret' });
+    const { notify, user } = setup(makeAccount(), fakeGateway({ subscribe }));
+    await cardsLoaded();
+    await user.click(buttonOf('basic'));
+    await waitFor(() => expect(notify.error).toHaveBeenCalledTimes(1));
+    await user.click(buttonOf('basic'));
+    await waitFor(() => expect(notify.error).toHaveBeenCalledTimes(2));
+    await user.click(buttonOf('starter'));
+    await screen.findByTestId('checkout-dialog');
+    const keys = subscribe.mock.calls.map(([, action]) => action.idempotencyKey);
+    expect(keys[0]).toBe(keys[1]);
+    expect(keys[2]).not.toBe(keys[0]);
   });
 
   it('cancels after confirmation, and alerts the spec text when that fails', async () => {
@@ -122,7 +141,7 @@ describe('the Subscription page', () => {
     expect(within(trial).getByRole('button').textContent).toBe('Start 14-day trial');
 
     await user.click(buttonOf('basic'));
-    expect(gateway.subscribe).toHaveBeenCalledWith('basic');
+    expect(gateway.subscribe).toHaveBeenCalledWith('basic', { idempotencyKey: expect.any(String) });
     const dialog = await screen.findByTestId('checkout-dialog');
     expect(within(dialog).getByText('Subscribe to Basic Plus')).toBeTruthy();
     expect(within(dialog).getByRole('button', { name: 'Pay $49' })).toBeTruthy();

@@ -4,13 +4,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TopUpDialogView } from '../src/features/top-up/top-up-dialog.tsx';
 import type { BillingAccount } from '../src/gateway/account.ts';
 import { apiError, fakeGateway, fakeNotices, makeAccount, sandboxConfig } from './support/fake-gateway.ts';
-import { renderUi } from './support/render.tsx';
+import { render } from '@aim/shared-kit/testing/render';
 
 afterEach(cleanup);
 
 function setup(account: BillingAccount, gateway = fakeGateway()) {
   const notify = fakeNotices();
-  const user = renderUi(<TopUpDialogView open onOpenChange={() => undefined} gateway={gateway} account={account} notify={notify} />);
+  const { user } = render(<TopUpDialogView open onOpenChange={() => undefined} gateway={gateway} account={account} notify={notify} />, { route: '/' });
   return { gateway, notify, user };
 }
 
@@ -22,7 +22,7 @@ describe('the top-up dialog', () => {
     await user.selectOptions(await screen.findByLabelText('Amount'), '50');
     expect(screen.getByTestId('top-up-credits').textContent).toBe('You get 1,250 credits.');
     await user.click(screen.getByRole('button', { name: 'Buy 1,250 credits for $50' }));
-    expect(gateway.topUp).toHaveBeenCalledWith(50);
+    expect(gateway.topUp).toHaveBeenCalledWith(50, { idempotencyKey: expect.any(String) });
     expect(await screen.findByRole('button', { name: 'Pay $50' })).toBeTruthy();
   });
 
@@ -38,7 +38,7 @@ describe('the top-up dialog', () => {
     await user.clear(input);
     await user.type(input, '30');
     await user.click(screen.getByRole('button', { name: 'Buy 750 credits for $30' }));
-    expect(gateway.topUp).toHaveBeenCalledWith(30);
+    expect(gateway.topUp).toHaveBeenCalledWith(30, { idempotencyKey: expect.any(String) });
   });
 
   it('notes that buying credits needs a subscription and disables buying without one', async () => {
@@ -74,7 +74,9 @@ describe('the top-up dialog', () => {
     await user.clear(amount);
     await user.type(amount, '40');
     await user.click(screen.getByRole('button', { name: 'Save settings' }));
-    await waitFor(() => expect(saveAutoTopUp).toHaveBeenCalledWith({ auto_topup: true, auto_topup_min: 1250, auto_topup_amount: 40 }));
+    await waitFor(() =>
+      expect(saveAutoTopUp).toHaveBeenCalledWith({ auto_topup: true, auto_topup_min: 1250, auto_topup_amount: 40 }, { idempotencyKey: expect.any(String) }),
+    );
     expect(await screen.findByTestId('auto-top-up-saved')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Save settings' }));
     await waitFor(() => expect(notify.error).toHaveBeenCalledWith('Failed to save settings', 'Add a payment method before turning on auto top-up'));
@@ -117,7 +119,7 @@ describe('the top-up dialog', () => {
     await user.clear(custom);
     await user.type(custom, '50');
     await user.click(screen.getByRole('button', { name: 'Buy 1,400 credits for $50' }));
-    expect(gateway.topUp).toHaveBeenCalledWith(50);
+    expect(gateway.topUp).toHaveBeenCalledWith(50, { idempotencyKey: expect.any(String) });
     expect(await screen.findByRole('button', { name: 'Pay $50' })).toBeTruthy();
     cleanup();
 

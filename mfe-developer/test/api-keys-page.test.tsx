@@ -1,12 +1,11 @@
 // @vitest-environment jsdom
 import { useState } from 'react';
-import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { MemoryRouter, useLocation } from 'react-router-dom';
+import { useLocation } from 'react-router-dom';
 import { ApiError } from '@aim/shared-kit/api';
-import { system } from '@aim/shared-kit/theme';
 import { ApiKeysPage, type Account } from '../src/features/api-keys/api-keys-page.tsx';
 import type { ApiKeysGateway } from '../src/features/api-keys/gateway.ts';
 import { TEXTS } from '../src/features/api-keys/key-rules.ts';
@@ -57,12 +56,11 @@ function renderPage(
     return <ApiKeysPage gateway={gateway} account={row} loadFailed={loadFailed} apiBaseUrl="http://localhost:8080" notices={notices} />;
   }
   render(
-    <ChakraProvider value={system}>
-      <MemoryRouter initialEntries={[url]}>
-        <Host />
-        <LocationProbe />
-      </MemoryRouter>
-    </ChakraProvider>,
+    <>
+      <Host />
+      <LocationProbe />
+    </>,
+    { route: url },
   );
   return { notices, user: userEvent.setup(), setRow: (next: Account | null) => act(() => setRow(next)) };
 }

@@ -1,11 +1,9 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { MemoryRouter } from 'react-router-dom';
 import { ApiError } from '@aim/shared-kit/api';
-import { system } from '@aim/shared-kit/theme';
 import { ApiKeysPage } from '../src/features/api-keys/api-keys-page.tsx';
 import type { ApiKeysGateway } from '../src/features/api-keys/gateway.ts';
 import { type CreatedNamedKey, NAMED_KEY_TEXTS, type NamedKey } from '../src/features/api-keys/named-keys.ts';
@@ -62,17 +60,8 @@ function fakeGateway(over: Partial<ApiKeysGateway> = {}): ApiKeysGateway {
 function renderPage(gateway: ApiKeysGateway) {
   const notices = { success: vi.fn(), error: vi.fn(), alert: vi.fn() };
   render(
-    <ChakraProvider value={system}>
-      <MemoryRouter initialEntries={['/dashboard/api-keys']}>
-        <ApiKeysPage
-          gateway={gateway}
-          account={{ apiKey: PRIMARY, webhookUrl: null }}
-          loadFailed={false}
-          apiBaseUrl="http://localhost:8080"
-          notices={notices}
-        />
-      </MemoryRouter>
-    </ChakraProvider>,
+    <ApiKeysPage gateway={gateway} account={{ apiKey: PRIMARY, webhookUrl: null }} loadFailed={false} apiBaseUrl="http://localhost:8080" notices={notices} />,
+    { route: '/dashboard/api-keys' },
   );
   return { notices, user: userEvent.setup() };
 }

@@ -4,7 +4,7 @@
 // supabase package.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, type RunningLocalSupabase, signInWithMagicLink, startLocalSupabase } from '@aim/supabase/testing';
-import { createApiClient } from '@aim/shared-kit/api';
+import { createApiClient, createTypedApi } from '@aim/shared-kit/api';
 import { createTaskLogsGateway } from '../src/features/task-logs/gateway.ts';
 import { type LogQuery, parseLogQuery } from '../src/features/task-logs/log-rules.ts';
 
@@ -55,7 +55,7 @@ describe('the Task Logs query against the local Supabase services', () => {
   });
 
   // the list and the movements read through supabase-js only; the CSV export's API call is tested in the server
-  const api = createApiClient({ baseUrl: 'http://127.0.0.1:9', getApiKey: () => null });
+  const api = createTypedApi(createApiClient({ baseUrl: 'http://127.0.0.1:9', getApiKey: () => null }));
   const list = (q: Partial<LogQuery>, who = email) => createTaskLogsGateway(alice, api).list(who, query(q));
 
   it('reads a task’s own credit movements, hold then refund, with the balance each left; none of another user’s', async () => {

@@ -1,10 +1,9 @@
 // @vitest-environment jsdom
-import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { MemoryRouter, useLocation } from 'react-router-dom';
-import { system } from '@aim/shared-kit/theme';
+import { useLocation } from 'react-router-dom';
 import type { LogPage, LogRow, TaskLogsGateway } from '../src/features/task-logs/gateway.ts';
 import type { LogQuery } from '../src/features/task-logs/log-rules.ts';
 import { TaskLogsPage } from '../src/features/task-logs/task-logs-page.tsx';
@@ -57,12 +56,11 @@ function LocationProbe() {
 
 function renderPage(gateway: TaskLogsGateway, url = '/dashboard/task-logs') {
   render(
-    <ChakraProvider value={system}>
-      <MemoryRouter initialEntries={[url]}>
-        <TaskLogsPage gateway={gateway} email={EMAIL} />
-        <LocationProbe />
-      </MemoryRouter>
-    </ChakraProvider>,
+    <>
+      <TaskLogsPage gateway={gateway} email={EMAIL} />
+      <LocationProbe />
+    </>,
+    { route: url },
   );
   return userEvent.setup();
 }

@@ -1,14 +1,12 @@
 // @vitest-environment jsdom
-import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { MemoryRouter } from 'react-router-dom';
 import { ApiError } from '@aim/shared-kit/api';
-import { system } from '@aim/shared-kit/theme';
 import { ApiKeysPage } from '../src/features/api-keys/api-keys-page.tsx';
 import type { ApiKeysGateway } from '../src/features/api-keys/gateway.ts';
-import { deliveriesPath, type Delivery, maskSecret, type SigningSecret, WEBHOOK_TEXTS } from '../src/features/api-keys/webhook-rules.ts';
+import { deliveriesQuery, type Delivery, maskSecret, type SigningSecret, WEBHOOK_TEXTS } from '../src/features/api-keys/webhook-rules.ts';
 
 const OLD: SigningSecret = {
   secret: 'whsec_b2xkIHNlY3JldCBieXRlcyBoZXJlIQ==',
@@ -64,17 +62,14 @@ function fakeGateway(over: Partial<ApiKeysGateway> = {}): ApiKeysGateway {
 function renderPage(gateway: ApiKeysGateway, webhookUrl: string | null = 'https://hooks.example.com/aim') {
   const notices = { success: vi.fn(), error: vi.fn(), alert: vi.fn() };
   render(
-    <ChakraProvider value={system}>
-      <MemoryRouter initialEntries={['/dashboard/api-keys']}>
-        <ApiKeysPage
-          gateway={gateway}
-          account={{ apiKey: 'ab12cdef34567890wxyz', webhookUrl }}
-          loadFailed={false}
-          apiBaseUrl="http://localhost:8080"
-          notices={notices}
-        />
-      </MemoryRouter>
-    </ChakraProvider>,
+    <ApiKeysPage
+      gateway={gateway}
+      account={{ apiKey: 'ab12cdef34567890wxyz', webhookUrl }}
+      loadFailed={false}
+      apiBaseUrl="http://localhost:8080"
+      notices={notices}
+    />,
+    { route: '/dashboard/api-keys' },
   );
   return { notices, user: userEvent.setup() };
 }
@@ -89,8 +84,8 @@ describe('webhook rules', () => {
     expect(maskSecret(OLD.secret, false)).toBe(`whsec_${'•'.repeat(24)}IQ==`);
     expect(maskSecret(OLD.secret, true)).toBe(OLD.secret);
     expect(maskSecret('whsec_ab', false)).toBe('whsec_••');
-    expect(deliveriesPath('all')).toBe('/auth/webhook-deliveries?limit=50');
-    expect(deliveriesPath('failed')).toBe('/auth/webhook-deliveries?limit=50&status=failed');
+    expect(deliveriesQuery('all')).toEqual({ limit: 50 });
+    expect(deliveriesQuery('failed')).toEqual({ limit: 50, status: 'failed' });
   });
 });
 

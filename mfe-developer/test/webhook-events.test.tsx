@@ -1,11 +1,9 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, screen, waitFor } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { MemoryRouter } from 'react-router-dom';
 import { ApiError } from '@aim/shared-kit/api';
-import { system } from '@aim/shared-kit/theme';
 import { ApiKeysPage } from '../src/features/api-keys/api-keys-page.tsx';
 import type { ApiKeysGateway } from '../src/features/api-keys/gateway.ts';
 import { describeWebhookEvents, toWebhookEventsSetting, WEBHOOK_TEXTS, type WebhookEventName } from '../src/features/api-keys/webhook-rules.ts';
@@ -32,17 +30,14 @@ function fakeGateway(saved: WebhookEventName[] | null, over: Partial<ApiKeysGate
 function renderPage(gateway: ApiKeysGateway) {
   const notices = { success: vi.fn(), error: vi.fn(), alert: vi.fn() };
   render(
-    <ChakraProvider value={system}>
-      <MemoryRouter initialEntries={['/dashboard/api-keys']}>
-        <ApiKeysPage
-          gateway={gateway}
-          account={{ apiKey: 'ab12cdef34567890wxyz', webhookUrl: 'https://hooks.example.com/aim' }}
-          loadFailed={false}
-          apiBaseUrl="http://localhost:8080"
-          notices={notices}
-        />
-      </MemoryRouter>
-    </ChakraProvider>,
+    <ApiKeysPage
+      gateway={gateway}
+      account={{ apiKey: 'ab12cdef34567890wxyz', webhookUrl: 'https://hooks.example.com/aim' }}
+      loadFailed={false}
+      apiBaseUrl="http://localhost:8080"
+      notices={notices}
+    />,
+    { route: '/dashboard/api-keys' },
   );
   return { notices, user: userEvent.setup() };
 }

@@ -1,9 +1,8 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { system } from '@aim/shared-kit/theme';
 import { DeliveryConsole } from '../src/features/api-keys/components/delivery-console.tsx';
 import { describePause, type Delivery, type PausedEndpoint } from '../src/features/api-keys/webhook-rules.ts';
 
@@ -52,11 +51,9 @@ function renderConsole(theme: 'light' | 'dark', over: Partial<Parameters<typeof 
     ...over,
   };
   render(
-    <ChakraProvider value={system}>
-      <div className={theme} data-theme={theme}>
-        <DeliveryConsole {...props} />
-      </div>
-    </ChakraProvider>,
+    <div className={theme} data-theme={theme}>
+      <DeliveryConsole {...props} />
+    </div>,
   );
   return { props, user: userEvent.setup() };
 }

@@ -1,11 +1,10 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChakraProvider } from '@chakra-ui/react';
-import { MemoryRouter, useLocation } from 'react-router-dom';
+import { useLocation } from 'react-router-dom';
 import { ApiError, DEFAULT_API_ERROR } from '@aim/shared-kit/api';
-import { system } from '@aim/shared-kit/theme';
 import type { OnboardingGateway } from '../src/features/onboarding/gateway.ts';
 import { OnboardingWizard } from '../src/features/onboarding/onboarding-wizard.tsx';
 import { ONBOARDING_FAILED } from '../src/features/onboarding/onboarding-model.ts';
@@ -23,12 +22,11 @@ function fakeGateway(): OnboardingGateway & { imagine: ReturnType<typeof vi.fn>;
 
 function renderWizard(gateway = fakeGateway()) {
   render(
-    <ChakraProvider value={system}>
-      <MemoryRouter initialEntries={['/welcome']}>
-        <OnboardingWizard gateway={gateway} />
-        <LocationProbe />
-      </MemoryRouter>
-    </ChakraProvider>,
+    <>
+      <OnboardingWizard gateway={gateway} />
+      <LocationProbe />
+    </>,
+    { route: '/welcome' },
   );
   return { gateway, user: userEvent.setup() };
 }

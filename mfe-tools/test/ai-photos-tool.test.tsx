@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
-import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChakraProvider } from '@chakra-ui/react';
@@ -214,12 +215,15 @@ describe('step 1, Prepare', () => {
     expect(progress.textContent).toContain('Uploading 10 photos (');
     expect(screen.queryByRole('button', { name: 'Upload photos' })).toBeNull();
     expect((screen.getByLabelText('Photos') as HTMLInputElement).disabled).toBe(true);
-    expect(fake.gateway.uploadPhotos).toHaveBeenCalledWith({
-      images: chosen.map((f) => base64(`bytes of ${f.name}`)),
-      gender: 'female',
-      ethnicity: 'middle eastern',
-      age: 34,
-    });
+    expect(fake.gateway.uploadPhotos).toHaveBeenCalledWith(
+      {
+        images: chosen.map((f) => base64(`bytes of ${f.name}`)),
+        gender: 'female',
+        ethnicity: 'middle eastern',
+        age: 34,
+      },
+      expect.any(String),
+    );
 
     // (the call was answered by hand: the fake's row is made here)
     fake.rows.set('up-7', { task: makeAiPhotoTask({ id: 'up-7', status: 'queued', percentage: 0 }), archived: false });
@@ -346,7 +350,7 @@ describe('step 2, Train', () => {
     await user.clear(word);
     await user.type(word, 'ohwxanna{Enter}');
     expect(screen.queryByTestId('trigger-word-error')).toBeNull();
-    await waitFor(() => expect(fake.gateway.train).toHaveBeenCalledWith('up-1', 'ohwxanna'));
+    await waitFor(() => expect(fake.gateway.train).toHaveBeenCalledWith('up-1', 'ohwxanna', expect.any(String)));
     await waitFor(() => expect(taskIdInUrl()).toBe('tr-100'));
     await waitFor(() => expect(fake.watchers.has('tr-100')).toBe(true));
     expect(panel().dataset.view).toBe('running');
@@ -433,15 +437,18 @@ describe('step 3, Generate', () => {
     expect((screen.getByLabelText('Prompt') as HTMLTextAreaElement).value).toBe('a vintage studio photo');
     await user.selectOptions(screen.getByLabelText('Aspect ratio'), '2:3');
     await user.click(button('Generate 4 photos'));
-    expect(fake.gateway.generate).toHaveBeenCalledWith({
-      trainingId: 'tr-1',
-      prompt: 'a vintage studio photo',
-      aspectRatio: '2:3',
-      width: 680,
-      height: 1024,
-      numberOfImages: 4,
-      seed: 2 ** 29,
-    });
+    expect(fake.gateway.generate).toHaveBeenCalledWith(
+      {
+        trainingId: 'tr-1',
+        prompt: 'a vintage studio photo',
+        aspectRatio: '2:3',
+        width: 680,
+        height: 1024,
+        numberOfImages: 4,
+        seed: 2 ** 29,
+      },
+      expect.any(String),
+    );
     await waitFor(() => expect(taskIdInUrl()).toBe('gen-100'));
     await waitFor(() => expect(fake.watchers.has('gen-100')).toBe(true));
     const places = () => screen.getAllByTestId('generated-photo');
@@ -483,6 +490,7 @@ describe('step 3, Generate', () => {
     await waitFor(() =>
       expect(fake.gateway.generate).toHaveBeenCalledWith(
         expect.objectContaining({ prompt: 'on a beach\nat dusk', aspectRatio: '3:4', width: 768, height: 1024 }),
+        expect.any(String),
       ),
     );
   });
@@ -554,7 +562,7 @@ describe('restoring ?taskId=', () => {
     expect(fake.gateway.watchTask).not.toHaveBeenCalled();
     await user.type(screen.getByLabelText('Prompt'), 'again');
     await user.click(button('Generate 4 photos'));
-    await waitFor(() => expect(fake.gateway.generate).toHaveBeenCalledWith(expect.objectContaining({ trainingId: 'tr-1' })));
+    await waitFor(() => expect(fake.gateway.generate).toHaveBeenCalledWith(expect.objectContaining({ trainingId: 'tr-1' }), expect.any(String)));
   });
 
   it("refuses a task of another type with 'This task is not an AI Photo task!' and clears the task id", async () => {

@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
-import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChakraProvider } from '@chakra-ui/react';
@@ -106,7 +107,7 @@ describe('the Faceswap screen', () => {
     const { user } = renderTool(fake);
     await chooseBoth(user);
     await user.click(button('Generate'));
-    expect(fake.gateway.faceswap).toHaveBeenCalledWith('http://localhost:8080/media/me.png', 'http://localhost:8080/media/poster.jpg');
+    expect(fake.gateway.faceswap).toHaveBeenCalledWith('http://localhost:8080/media/me.png', 'http://localhost:8080/media/poster.jpg', expect.any(String));
     await waitFor(() => expect(taskIdInUrl()).toBe('fs-100'));
     await waitFor(() => expect(fake.watchers.has('fs-100')).toBe(true));
     expect(screen.getByTestId('result-spinner')).toBeTruthy();
@@ -202,7 +203,7 @@ describe('the Faceswap screen', () => {
     // A network failure has no server reason to show under the box.
     expect(screen.queryByTestId('source-error')).toBeNull();
     await user.click(button('Generate'));
-    expect(fake.gateway.faceswap).toHaveBeenCalledWith('http://localhost:8080/media/me.png', 'http://localhost:8080/media/poster.jpg');
+    expect(fake.gateway.faceswap).toHaveBeenCalledWith('http://localhost:8080/media/me.png', 'http://localhost:8080/media/poster.jpg', expect.any(String));
   });
 
   it('takes a picture dropped on a box', async () => {
@@ -338,7 +339,7 @@ describe('restoring ?taskId=', () => {
     await waitFor(() => expect(button('Generate').disabled).toBe(false));
     expect(screen.getByTestId('source-preview').getAttribute('src')).toBe('http://localhost:8080/media/swap.png');
     await user.click(button('Generate'));
-    expect(fake.gateway.faceswap).toHaveBeenCalledWith('http://localhost:8080/media/swap.png', 'http://localhost:8080/media/beach.png');
+    expect(fake.gateway.faceswap).toHaveBeenCalledWith('http://localhost:8080/media/swap.png', 'http://localhost:8080/media/beach.png', expect.any(String));
     await waitFor(() => expect(taskIdInUrl()).toBe('fs-100'));
   });
 });

@@ -3,7 +3,8 @@
 // upscaled image (pan, zoom out, vary, vary region with its mask), describe, blend and shorten;
 // each creates a task the screen follows (taskId in the URL) and shows by spec §4's rule.
 import { inflateSync } from 'node:zlib';
-import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChakraProvider } from '@chakra-ui/react';
@@ -87,7 +88,7 @@ describe('a grid cell: Upscale (Subtle/Creative) and Variation (Strong/Subtle)',
     const subtle = await screen.findByRole('menuitem', { name: 'Upscale (Subtle)' });
     await waitFor(() => expect(subtle.dataset.highlighted).toBeDefined());
     await user.keyboard('{Enter}');
-    await waitFor(() => expect(fake.gateway.upscale).toHaveBeenCalledWith('grid-1', 3, 'subtle'));
+    await waitFor(() => expect(fake.gateway.upscale).toHaveBeenCalledWith('grid-1', 3, 'subtle', expect.any(String)));
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
     act(() => fake.update('task-100', { status: 'finished', percentage: 100, image_url: 'http://x/s.png', image_urls: ['http://x/s.png'] }));
     expect(within(await screen.findByTestId('result-single')).getAllByRole('img')).toHaveLength(1);
@@ -102,7 +103,7 @@ describe('a grid cell: Upscale (Subtle/Creative) and Variation (Strong/Subtle)',
     const strong = await screen.findByRole('menuitem', { name: 'Vary (Strong)' });
     await waitFor(() => expect(strong.dataset.highlighted).toBeDefined());
     await user.keyboard('{Enter}');
-    expect(fake.gateway.varyCell).toHaveBeenCalledWith('grid-1', 1, 'strong');
+    expect(fake.gateway.varyCell).toHaveBeenCalledWith('grid-1', 1, 'strong', expect.any(String));
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
     finishGrid(fake, 'task-100');
     expect(within(await screen.findByTestId('result-grid')).getAllByRole('img')).toHaveLength(4);
@@ -132,7 +133,7 @@ describe('an upscaled image: pan, zoom out, vary', () => {
     const fake = fakeGateway([{ task: upscaled(), archived: false }]);
     const { user } = renderTool(fake, '/dashboard/tools/midjourney?taskId=up-2');
     await user.click(await screen.findByRole('button', { name: button }));
-    expect(fake.gateway[call]).toHaveBeenCalledWith(...args);
+    expect(fake.gateway[call]).toHaveBeenCalledWith(...args, expect.any(String));
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
     expect(await screen.findByTestId('task-progress')).toBeTruthy();
     finishGrid(fake, 'task-100');
@@ -176,7 +177,7 @@ describe('an upscaled image: pan, zoom out, vary', () => {
     await user.clear(prompt);
     await user.type(prompt, 'a lighthouse, wide bay');
     await user.click(within(dialog).getByRole('button', { name: 'Zoom Out' }));
-    expect(fake.gateway.zoomOut).toHaveBeenCalledWith('up-2', 1.5, { prompt: 'a lighthouse, wide bay', aspectRatio: '16:9' });
+    expect(fake.gateway.zoomOut).toHaveBeenCalledWith('up-2', 1.5, expect.any(String), { prompt: 'a lighthouse, wide bay', aspectRatio: '16:9' });
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
     await waitFor(() => expect(screen.queryByTestId('custom-zoom')).toBeNull());
     finishGrid(fake, 'task-100');
@@ -325,7 +326,7 @@ describe('Describe', () => {
     expect(within(panel).getAllByTestId('describe-thumb')).toHaveLength(1);
     await user.click(within(panel).getByRole('button', { name: 'Describe' }));
     expect(fake.gateway.upload).toHaveBeenCalledWith(expect.objectContaining({ name: 'cat.png' }));
-    await waitFor(() => expect(fake.gateway.describe).toHaveBeenCalledWith('http://localhost:8080/media/upload-cat.png'));
+    await waitFor(() => expect(fake.gateway.describe).toHaveBeenCalledWith('http://localhost:8080/media/upload-cat.png', expect.any(String)));
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
     expect(await screen.findByTestId('task-progress')).toBeTruthy();
     expect(within(panel).queryAllByTestId('describe-thumb')).toHaveLength(0);
@@ -392,6 +393,7 @@ describe('Blend', () => {
     expect(fake.gateway.blend).toHaveBeenCalledWith(
       ['a', 'b', 'd', 'e'].map((n) => `http://localhost:8080/media/upload-${n}.png`),
       'landscape',
+      expect.any(String),
     );
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
     finishGrid(fake, 'task-100');
@@ -426,7 +428,7 @@ describe('Shorten', () => {
     await user.click(box);
     await user.paste('  a very long prompt about a lighthouse on a cliff at dawn  ');
     await user.click(screen.getByRole('button', { name: 'Shorten' }));
-    expect(fake.gateway.shorten).toHaveBeenCalledWith('a very long prompt about a lighthouse on a cliff at dawn');
+    expect(fake.gateway.shorten).toHaveBeenCalledWith('a very long prompt about a lighthouse on a cliff at dawn', expect.any(String));
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
     act(() => fake.update('task-100', { status: 'finished', percentage: 100, result: { prompts: ['lighthouse, cliff, dawn', 'lighthouse at dawn'] } }));
     const choices = await screen.findByTestId('prompt-choices');

@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
-import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ChakraProvider } from '@chakra-ui/react';
@@ -57,7 +58,7 @@ describe('the prompt box', () => {
     expect(box.value).toBe('a red fox\nin snow');
     expect(fake.gateway.imagine).not.toHaveBeenCalled();
     await user.type(box, '{Enter}');
-    await waitFor(() => expect(fake.gateway.imagine).toHaveBeenCalledWith('a red fox\nin snow'));
+    await waitFor(() => expect(fake.gateway.imagine).toHaveBeenCalledWith('a red fox\nin snow', expect.any(String)));
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
   });
 
@@ -98,7 +99,7 @@ describe('a task from Imagine to its grid', () => {
     const fake = fakeGateway([{ task: makeTask({ id: 'grid-1' }), archived: false }]);
     const { user } = renderTool(fake, { url: '/dashboard/tools/midjourney?taskId=grid-1' });
     await user.click(await screen.findByRole('button', { name: 'Upscale image 2' }));
-    expect(fake.gateway.upscale).toHaveBeenCalledWith('grid-1', 2, 'creative');
+    expect(fake.gateway.upscale).toHaveBeenCalledWith('grid-1', 2, 'creative', expect.any(String));
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
 
     act(() => fake.update('task-100', { status: 'success', percentage: 100, image_url: 'http://x/up.png', image_urls: ['http://x/up.png'] }));
@@ -116,7 +117,7 @@ describe('a task from Imagine to its grid', () => {
     const fake = fakeGateway([{ task: makeTask({ id: 'u2', type: 'upscale#2', image_urls: ['http://x/u2.png'] }), archived: false }]);
     const { user } = renderTool(fake, { url: '/dashboard/tools/midjourney?taskId=u2' });
     await user.click(await screen.findByRole('button', { name: 'Upscale (Creative)' }));
-    expect(fake.gateway.upscale).toHaveBeenLastCalledWith('u2', 1, 'creative');
+    expect(fake.gateway.upscale).toHaveBeenLastCalledWith('u2', 1, 'creative', expect.any(String));
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
     act(() => fake.update('task-100', { status: 'finished', percentage: 100, image_url: 'http://x/c.png', image_urls: ['http://x/c.png'] }));
     expect(await screen.findByTestId('result-single')).toBeTruthy();
@@ -127,7 +128,7 @@ describe('a task from Imagine to its grid', () => {
     const fake = fakeGateway([{ task: makeTask({ id: 'grid-1' }), archived: false }]);
     const { user } = renderTool(fake, { url: '/dashboard?taskId=grid-1' });
     await user.click(await screen.findByRole('button', { name: 'Variation of image 3' }));
-    expect(fake.gateway.variation).toHaveBeenCalledWith('grid-1', 3);
+    expect(fake.gateway.variation).toHaveBeenCalledWith('grid-1', 3, expect.any(String));
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
     expect(location.startsWith('/dashboard?')).toBe(true);
   });
@@ -206,7 +207,7 @@ describe('task actions', () => {
     const { user } = renderTool(fake, { url: '/dashboard/tools/midjourney?taskId=g' });
     await user.click(await screen.findByRole('button', { name: 'Get Seed' }));
     expect((await screen.findByTestId('task-seed')).textContent).toBe('Seed: 4242');
-    expect(fake.gateway.requestSeed).toHaveBeenCalledWith('g');
+    expect(fake.gateway.requestSeed).toHaveBeenCalledWith('g', expect.any(String));
     expect(fake.gateway.fetchTask).toHaveBeenCalledWith('seed-task');
   });
 
@@ -223,7 +224,7 @@ describe('task actions', () => {
     const fake = fakeGateway([{ task: makeTask({ id: 'g' }), archived: false }]);
     const { user } = renderTool(fake, { url: '/dashboard/tools/midjourney?taskId=g' });
     await user.click(await screen.findByRole('button', { name: 'Reroll' }));
-    expect(fake.gateway.reroll).toHaveBeenCalledWith('g');
+    expect(fake.gateway.reroll).toHaveBeenCalledWith('g', expect.any(String));
     await waitFor(() => expect(taskIdInUrl()).toBe('task-100'));
   });
 

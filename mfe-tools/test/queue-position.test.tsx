@@ -1,12 +1,13 @@
 // @vitest-environment jsdom
 // A queued task's place in line beside its progress: 'In queue (n ahead)' while it waits (POST
 // /fetch's queue_position, read every few seconds), its status once it runs.
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, screen, waitFor } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ChakraProvider } from '@chakra-ui/react';
 import { MemoryRouter } from 'react-router-dom';
-import type { ApiClient } from '@aim/shared-kit/api';
+import type { TypedApi } from '@aim/shared-kit/api';
 import { system } from '@aim/shared-kit/theme';
 import { TaskProgressBar } from '../src/components/task-progress-bar.tsx';
 import { MidjourneyTool } from '../src/features/midjourney/midjourney-tool.tsx';
@@ -49,10 +50,10 @@ describe('queue position rules', () => {
       .fn()
       .mockResolvedValueOnce({ task_id: 't', status: 'pending', queue_position: 4, estimated_start_at: '2026-11-28T10:00:00.000Z' })
       .mockResolvedValueOnce({ task_id: 't', status: 'processing' });
-    const api = { post } as unknown as ApiClient;
+    const api = { post } as unknown as TypedApi;
     const signal = new AbortController().signal;
     expect(await readQueuePosition(api, 't', signal)).toEqual({ ahead: 4, estimatedStartAt: '2026-11-28T10:00:00.000Z' });
-    expect(post).toHaveBeenCalledWith('/fetch', { task_id: 't' }, { toastOnError: false, signal });
+    expect(post).toHaveBeenCalledWith('/fetch', { body: { task_id: 't' }, toastOnError: false, signal });
     expect(await readQueuePosition(api, 't', signal)).toBeNull();
   });
 });

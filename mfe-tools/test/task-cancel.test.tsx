@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 // The Cancel action on an active task (POST /cancel through each tool's gateway): a confirmation
 // step reachable by keyboard, Escape keeps the task, and the task then shows Task Failed / Cancelled.
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, screen, waitFor } from '@testing-library/react';
+import { render } from '@aim/shared-kit/testing/render';
 import userEvent from '@testing-library/user-event';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';

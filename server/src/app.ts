@@ -14,6 +14,7 @@ import { bodyLimit } from './middleware/body-limit/index.ts';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './middleware/idempotency/index.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler/index.ts';
 import { drainOrClose } from '@aim/supabase/http';
+import { compressJson } from '@aim/supabase/compress';
 import { rateLimit, rateLimitsFromEnv, type RateLimits } from './middleware/rate-limit/index.ts';
 import type { UploadMemoryBudget } from './middleware/upload-limit/index.ts';
 import { requestLog } from './middleware/request-log/index.ts';
@@ -99,6 +100,8 @@ export function createApiApp(deps: {
   app.use(drainOrClose());
   app.use(requestId());
   app.use(requestLog(ctx.log));
+  // JSON answers of 1 KiB or more in br/gzip when accepted; SSE, CSV and media stream as written
+  app.use(compressJson());
   app.use(
     cors({
       origin: ctx.config.corsOrigins,

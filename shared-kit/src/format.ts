@@ -42,3 +42,35 @@ export function relativeTime(date: Date | string | number, now: Date | number = 
 export function formatCredits(credits: number | null | undefined): string {
   return new Intl.NumberFormat('en-US').format(credits ?? 0);
 }
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/** The date, or null when `value` does not name one (each screen keeps its own fallback text). */
+function validDate(value: Date | string | number): Date | null {
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/**
+ * '2026-11-24 07:05:09 UTC' (or '2026-11-24 07:05 UTC' to the minute): how every screen shows a
+ * time unless it offers local time. Null for an invalid date.
+ */
+export function formatUtcDateTime(value: Date | string | number, precision: 'second' | 'minute' = 'second'): string | null {
+  const d = validDate(value);
+  if (!d) return null;
+  const time = `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}${precision === 'second' ? `:${pad2(d.getUTCSeconds())}` : ''}`;
+  return `${formatUtcDate(d)} ${time} UTC`;
+}
+
+/** The UTC day as 'YYYY-MM-DD' (a date input's value). */
+export function formatUtcDate(value: Date | string | number): string | null {
+  const d = validDate(value);
+  return d && `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
+}
+
+/** '2026-11-22 15:05:09' in the browser's time zone (Task Logs' Show Local Time). Null for an invalid date. */
+export function formatLocalDateTime(value: Date | string | number): string | null {
+  const d = validDate(value);
+  if (!d) return null;
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}

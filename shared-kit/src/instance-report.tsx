@@ -21,12 +21,17 @@ export interface ResolvedModules {
   useStoreFromSubpath: () => unknown;
   getSupabaseClient: () => unknown;
   useSession: unknown;
+  /**
+   * The page's QueryClient as this app resolved it (`@aim/shared-kit/query`), from the apps that
+   * read server state; left out by those that do not load TanStack (the shell, the tools remote).
+   */
+  getQueryClient?: () => unknown;
 }
 
 /**
  * Publishes the instances an app resolved at run time on `window.__AIM_INSTANCES__[name]`, so a
  * browser test can assert they are the shell's (one React, router, Chakra, emotion, jotai store,
- * shared-kit). An unshared jotai fails silently, so only an identity check catches it.
+ * shared-kit, and one QueryClient among the apps that read server state). An unshared jotai fails silently, so only an identity check catches it.
  */
 export function useInstanceReport(name: string, m: ResolvedModules) {
   const store = m.useStore();
@@ -45,6 +50,7 @@ export function useInstanceReport(name: string, m: ResolvedModules) {
       jotaiStoreFromSubpath: storeFromSubpath,
       sharedKitSupabase: m.getSupabaseClient(),
       sharedKitSession: m.useSession,
+      ...(m.getQueryClient ? { queryClient: m.getQueryClient() } : {}),
     };
   }, [name, m, store, storeFromSubpath, chakra]);
 }

@@ -5,7 +5,7 @@
 // keeps what is listed here. So the single-instance rule is: front-ends import Chakra from
 // '@aim/shared-kit/ui' only (shell/test/shared-imports.test.ts checks it); a direct import would
 // bundle a private Chakra with its own context. Need another component? Add it here.
-import { createElement, useSyncExternalStore, type ElementType } from 'react';
+import { createElement, useEffect, useSyncExternalStore, type ElementType } from 'react';
 
 export {
   Alert,
@@ -53,12 +53,15 @@ export type { IconProps, SimpleGridProps } from '@chakra-ui/react';
 
 // Components that load with their own chunk: none is needed to show a tool or the frame (Dialog
 // and Toaster are on the first render, but closed and empty; SegmentGroup only in a hidden tab),
-// and together with their recipes they are ~50 KiB gzip (Menu alone brings floating-ui) that a
-// cold load would otherwise wait for. The chunk is fetched
-// after the task of the first render that needs it (or once the page is idle): the same Chakra
-// module instances either way (one chunk of this build), so contexts and the theme are shared as
-// usual. Until it is there a lazy part renders nothing (it never suspends, so nothing else waits);
-// toasts raised meanwhile wait in the toaster's store and show when the Toaster mounts.
+// and together with their recipes they are ~60 KiB gzip (Menu alone brings floating-ui) that a
+// cold load would otherwise wait for. The chunk is fetched after the task of the first render
+// that shows a lazy part (or once the page is idle): the same Chakra module instances either way
+// (one chunk of this build), so contexts and the theme are shared as usual. Until it is there a
+// lazy part renders nothing (it never suspends, so nothing else waits). Parts that show nothing
+// when they mount do not fetch it (issue 24: the frame renders before a slow remote, and its
+// closed Dialog and empty Toaster made the chunk compete with the remote's own): a root that is
+// controlled closed (`open={false}`) fetches it when it opens, the Toaster with its first toast
+// (which waits in the toaster's store meanwhile and shows when the chunk is there).
 type Later = typeof import('./ui-later.ts');
 let later: Later | null = null;
 let loading: Promise<Later> | null = null;
@@ -78,17 +81,32 @@ export function preloadLaterUi(): Promise<Later> {
 
 function subscribeLater(rerender: () => void) {
   waiting.add(rerender);
-  void preloadLaterUi();
   return () => void waiting.delete(rerender);
 }
 
 const getLater = () => later;
 
-/** A component that renders `pick(module)` once the lazy chunk is there (nothing until then). */
-function lazyPart(pick: (mod: Later) => ElementType, displayName: string) {
+/**
+ * A component that renders `pick(module)` once the lazy chunk is there (nothing until then).
+ * `showsNothing(props)`: this part would show nothing yet (a closed root), so it does not fetch
+ * the chunk; `wake(props, load)`: when such a part should fetch it after all (returns a cleanup).
+ */
+function lazyPart(
+  pick: (mod: Later) => ElementType,
+  displayName: string,
+  quiet?: { showsNothing: (props: Record<string, unknown>) => boolean; wake?: (props: Record<string, unknown>, load: () => void) => () => void },
+) {
   let component: ElementType | null = null;
-  const Part = (props: object) => {
+  const Part = (props: Record<string, unknown>) => {
     const mod = useSyncExternalStore(subscribeLater, getLater, getLater);
+    const waiting = !mod && Boolean(quiet?.showsNothing(props));
+    const wakeSource = waiting ? props.toaster : undefined;
+    // props are only read for the toaster store (wakeSource): a new store subscribes again
+    useEffect(() => {
+      if (mod) return;
+      if (!waiting) return void preloadLaterUi();
+      return quiet?.wake?.(props, () => void preloadLaterUi());
+    }, [mod, waiting, wakeSource]);
     if (!mod) return null;
     component ??= pick(mod);
     return createElement(component, props);
@@ -99,6 +117,16 @@ function lazyPart(pick: (mod: Later) => ElementType, displayName: string) {
 
 /** Provider parts: they take the recipe (its key is not in the system, see theme.tsx). */
 const ROOTS = new Set(['Root', 'RootProvider']);
+
+/** A root controlled closed shows nothing (its trigger, if any, is outside it): it waits until it opens. */
+const closedRoot = { showsNothing: (props: Record<string, unknown>) => props.open === false };
+
+/** The Toaster shows nothing until a toast is raised: it waits for the first one in its store. */
+type ToastStore = { getCount(): number; subscribe(fn: () => void): () => void };
+const emptyToaster = {
+  showsNothing: (props: Record<string, unknown>) => (props.toaster as ToastStore | undefined)?.getCount() === 0,
+  wake: (props: Record<string, unknown>, load: () => void) => (props.toaster as ToastStore).subscribe(load),
+};
 
 /**
  * `Menu.Root`, `Menu.Item`...: each part lazy (made on first access). The recipes of these
@@ -113,12 +141,16 @@ function lazyNamespace<K extends keyof Later>(name: K, recipe: keyof Later): Lat
       if (!parts.has(key))
         parts.set(
           key,
-          lazyPart((mod) => {
-            const part = (mod[name] as unknown as Record<string, ElementType>)[key]!;
-            if (!ROOTS.has(key)) return part;
-            const withRecipe = (props: object) => createElement(part, { recipe: mod[recipe], ...props });
-            return withRecipe;
-          }, `${name}.${key}`),
+          lazyPart(
+            (mod) => {
+              const part = (mod[name] as unknown as Record<string, ElementType>)[key]!;
+              if (!ROOTS.has(key)) return part;
+              const withRecipe = (props: object) => createElement(part, { recipe: mod[recipe], ...props });
+              return withRecipe;
+            },
+            `${name}.${key}`,
+            ROOTS.has(key) ? closedRoot : undefined,
+          ),
         );
       return parts.get(key);
     },
@@ -136,10 +168,26 @@ export const Slider = lazyNamespace('Slider', 'sliderSlotRecipe');
 export const Switch = lazyNamespace('Switch', 'switchSlotRecipe');
 export const Table = lazyNamespace('Table', 'tableSlotRecipe');
 export const Toast = lazyNamespace('Toast', 'toastSlotRecipe');
-export const Toaster = lazyPart((mod) => mod.Toaster as ElementType, 'Toaster') as unknown as Later['Toaster'];
+export const Toaster = lazyPart((mod) => mod.Toaster as ElementType, 'Toaster', emptyToaster) as unknown as Later['Toaster'];
 
+/**
+ * Whether the page shows its content: the app rendered into #root and no loading placeholder
+ * (`aria-busy="true"`: the shell's full-page and remote fallbacks) is left.
+ */
+const contentShown = () => Boolean(document.getElementById('root')?.firstElementChild) && !document.querySelector('[aria-busy="true"]');
+
+// Otherwise the chunk loads once the page is idle AFTER its content shows (the load event can
+// come first: a lazy route or a remote is still on its way), or after 15 s whatever happens.
 if (typeof window !== 'undefined' && typeof requestIdleCallback === 'function') {
-  const idle = () => requestIdleCallback(() => void preloadLaterUi(), { timeout: 10_000 });
+  const giveUpAt = performance.now() + 15_000;
+  const idle = () =>
+    requestIdleCallback(
+      () => {
+        if (contentShown() || performance.now() > giveUpAt) void preloadLaterUi();
+        else setTimeout(idle, 100);
+      },
+      { timeout: 10_000 },
+    );
   if (document.readyState === 'complete') idle();
   else window.addEventListener('load', idle, { once: true });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCredits, maskApiKey, relativeTime, shortName, userInitial } from '../src/format.ts';
+import { formatCredits, formatLocalDateTime, formatUtcDate, formatUtcDateTime, maskApiKey, relativeTime, shortName, userInitial } from '../src/format.ts';
 
 describe('shortName', () => {
   it.each([
@@ -64,4 +64,29 @@ describe('formatCredits', () => {
     [1250, '1,250'],
     [null, '0'],
   ])('%s -> %s', (credits, expected) => expect(formatCredits(credits)).toBe(expected));
+});
+
+describe('formatUtcDateTime / formatUtcDate / formatLocalDateTime', () => {
+  it.each<[string, Date | string | number, 'second' | 'minute' | undefined, string | null]>([
+    ['to the second', '2026-11-24T07:05:09.123456+00:00', undefined, '2026-11-24 07:05:09 UTC'],
+    ['an offset moves to UTC', '2026-11-22T18:05:09-05:00', 'second', '2026-11-22 23:05:09 UTC'],
+    ['to the minute', '2026-11-28T09:05:00.000Z', 'minute', '2026-11-28 09:05 UTC'],
+    ['a Date', new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), undefined, '2026-01-02 03:04:05 UTC'],
+    ['epoch milliseconds', 0, undefined, '1970-01-01 00:00:00 UTC'],
+    ['not a date', 'not a date', undefined, null],
+  ])('%s', (_name, value, precision, expected) => {
+    expect(formatUtcDateTime(value, precision)).toBe(expected);
+  });
+
+  it.each<[Date | string, string | null]>([
+    [new Date('2026-11-28T23:30:00-05:00'), '2026-11-29'],
+    ['2026-02-03T00:00:00Z', '2026-02-03'],
+    ['nope', null],
+  ])('formatUtcDate(%s) -> %s', (value, expected) => expect(formatUtcDate(value)).toBe(expected));
+
+  it('formatLocalDateTime uses the local time zone, padded', () => {
+    const local = new Date(2026, 10, 3, 4, 5, 6);
+    expect(formatLocalDateTime(local)).toBe('2026-11-03 04:05:06');
+    expect(formatLocalDateTime('not a date')).toBeNull();
+  });
 });

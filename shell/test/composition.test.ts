@@ -60,7 +60,11 @@ describe('the composed platform (built shell + five remotes on their own origins
           .filter(([name]) => name !== 'shell')
           .map(([name, seen]) => [
             name,
-            Object.fromEntries(Object.entries(seen).map(([key, value]) => [key, value === window.__AIM_INSTANCES__!.shell![key]])),
+            Object.fromEntries(
+              Object.entries(seen)
+                .filter(([key]) => key !== 'queryClient')
+                .map(([key, value]) => [key, value === window.__AIM_INSTANCES__!.shell![key]]),
+            ),
           ]),
       );
     const results = { ...(await page.evaluate(compare)), ...(await welcome.evaluate(compare)) };
@@ -78,6 +82,12 @@ describe('the composed platform (built shell + five remotes on their own origins
     ];
     const all = Object.fromEntries(keys.map((k) => [k, true]));
     expect(results).toEqual({ mfe_tools: all, mfe_assets: all, mfe_billing: all, mfe_developer: all, mfe_onboarding: all });
+    // TanStack Query loads with the first remote that reads server state: one QueryClient for all of them
+    const queryClients = await page.evaluate(() => {
+      const seen = Object.entries(window.__AIM_INSTANCES__ ?? {}).filter(([, s]) => s.queryClient);
+      return { names: seen.map(([name]) => name).sort(), distinct: new Set(seen.map(([, s]) => s.queryClient)).size };
+    });
+    expect(queryClients).toEqual({ names: ['mfe_assets', 'mfe_billing', 'mfe_developer'], distinct: 1 });
     expect(log.filter((line) => DUPLICATE_INSTANCE_SIGNS.some((re) => re.test(line)))).toEqual([]);
     await context.close();
     await onboarding.close();

@@ -20,19 +20,13 @@
  *
  * Prints one JSON document on stdout.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
-import { serve } from '@hono/node-server';
-import pg from 'pg';
 import { migrate, openPglite, openPostgres, type Db } from '../src/db/index.ts';
-import { createLocalSupabase, defaultLocalConfig } from '../src/index.ts';
 import { signJwt } from '../src/keys.ts';
 import { parseQuery, planRead, type RestRequest } from '../src/rest/operations.ts';
 import { getSchemaCache } from '../src/rest/schema-cache.ts';
-import { startPostgres } from '../test/support/postgres-server.ts';
+import { median, openBenchDatabase, seedGallery, startClient, startOwnServices } from './bench-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -65,31 +59,6 @@ function galleryQuery(email: string, cursor?: { ts: string; id: string }, offset
   return q;
 }
 
-async function seed(db: Db) {
-  const users: { id: string; email: string }[] = [];
-  for (const email of ['gallery-owner@example.test', 'someone-else@example.test']) {
-    const { rows } = await db.query<{ id: string }>('insert into auth.users (id, email) values (gen_random_uuid(), $1) returning id', [email]);
-    users.push({ id: rows[0].id, email });
-  }
-  const [owner, other] = users;
-  // every 10th task has no image yet; types cycle through what the gallery shows and what it does not
-  const insert = `insert into public.tasks (user_id, email, type, status, prompt, image_url, favorite, created_at)
-    select $1::uuid, $2, (array['imagine','upscale_2x','variation','video','reroll','upscale_4x','describe'])[1 + i % 7], 'success',
-           'prompt ' || i, case when i % 10 = 0 then null else 'https://cdn.example.test/' || i || '.png' end, i % 13 = 0,
-           timestamptz '2026-11-01 00:00:00+00' - i * interval '1.234567 second'
-      from generate_series(1, $3::int) i`;
-  await db.query(insert, [owner.id, owner.email, taskCount]);
-  await db.query(insert, [other.id, other.email, Math.ceil(taskCount / 10)]);
-  await db.exec('analyze public.tasks');
-  return { owner, other };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
 /**
  * Medians of `runs` calls of each measure, after a warm-up. The measures take turns (one
  * call of each per round), so a busy machine slows them all alike and the ratios hold.
@@ -113,54 +82,14 @@ async function timeAll<K extends string>(
   return { median: pick(median), min: pick((xs) => Math.min(...xs)) };
 }
 
-/**
- * The HTTP client runs in a worker thread, as a browser runs apart from the server: the
- * server's thread (which is also PGlite's) pays only for serving. Each call answers the
- * time the client waited, from fetch to the last byte of the body.
- */
-const CLIENT = `
-const { parentPort } = require('node:worker_threads');
-parentPort.on('message', async ({ id, url, headers }) => {
-  const t0 = performance.now();
-  try {
-    const res = await fetch(url, { headers });
-    const body = await res.text();
-    parentPort.postMessage({ id, ms: performance.now() - t0, status: res.status, body });
-  } catch (e) {
-    parentPort.postMessage({ id, ms: 0, status: 0, body: String(e) });
-  }
-});`;
-
-function startClient() {
-  const worker = new Worker(CLIENT, { eval: true });
-  let next = 0;
-  const waiting = new Map<number, (r: { ms: number; status: number; body: string }) => void>();
-  worker.on('message', (r: { id: number; ms: number; status: number; body: string }) => {
-    waiting.get(r.id)?.(r);
-    waiting.delete(r.id);
-  });
-  return {
-    get(url: string, headers: Record<string, string>): Promise<{ ms: number; status: number; body: string }> {
-      const id = next++;
-      return new Promise((resolve) => {
-        waiting.set(id, resolve);
-        worker.postMessage({ id, url, headers });
-      });
-    },
-    stop: () => worker.terminate(),
-  };
-}
-
 const round = (x: number) => Math.round(x * 100) / 100;
 
 async function benchOne(kind: 'pglite' | 'postgres', db: Db) {
   await migrate(db, { local: true });
-  const { owner } = await seed(db);
-  const config = defaultLocalConfig({ publicUrl: 'http://127.0.0.1', embedded: false });
-  const services = createLocalSupabase({ db, config, log: () => {} });
-  const server = serve({ fetch: services.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
-  await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/v1/tasks`;
+  const { owner } = await seedGallery(db, taskCount);
+  const services = await startOwnServices(db);
+  const { config } = services;
+  const base = `${services.origin}/rest/v1/tasks`;
   const claims = { sub: owner.id, role: 'authenticated', aud: 'authenticated', email: owner.email, exp: Math.floor(Date.now() / 1000) + 3600 };
   const jwt = await signJwt(claims, config.jwtSecret);
   const headers = { apikey: config.anonKey, Authorization: `Bearer ${jwt}` };
@@ -224,9 +153,7 @@ async function benchOne(kind: 'pglite' | 'postgres', db: Db) {
   const { restFirst, sqlRls, sqlPlain, restKeyset, httpFloor } = t.median;
 
   await client.stop();
-  await services.close();
-  server.closeAllConnections?.();
-  await new Promise((r) => server.close(r));
+  await services.stop();
   return {
     kind,
     tasks: taskCount,
@@ -265,22 +192,16 @@ async function main() {
         await db.close();
       }
     } else {
-      const external = process.env.BENCH_DATABASE_URL;
-      const server = external ? undefined : await startPostgres();
-      let url = external ?? '';
-      if (server) {
-        const admin = new pg.Client({ connectionString: server.url });
-        await admin.connect();
-        await admin.query('create database gallery_bench');
-        await admin.end();
-        url = server.url.replace(/\/[^/]*$/, '/gallery_bench');
-      }
-      const db = await openPostgres(url, { max: 10, log: () => {} });
+      const database = await openBenchDatabase('gallery_bench');
       try {
-        results.push(await benchOne(kind, db));
+        const db = await openPostgres(database.url, { max: 10, log: () => {} });
+        try {
+          results.push(await benchOne(kind, db));
+        } finally {
+          await db.close();
+        }
       } finally {
-        await db.close();
-        await server?.stop();
+        await database.stop();
       }
     }
   }

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { readableBodyLimit } from './http/body-limit.ts';
+import { compressJson } from './http/compress.ts';
 import type { Db } from './db/index.ts';
 import type { LocalSupabaseConfig } from './config.ts';
 import type { LocalContext } from './context.ts';
@@ -75,6 +76,8 @@ export function createLocalSupabase(opts: { db: Db; config: LocalSupabaseConfig;
     }),
   );
   app.route('/auth/v1', createAuthApp(ctx));
+  // gallery and log pages in br/gzip from 1 KiB when accepted (the decoded bodies stay PostgREST's)
+  app.use('/rest/v1/*', compressJson());
   app.route('/rest/v1', createRestApp(ctx));
   if (opts.config.embedded) app.route('/_dev', createDevApp(ctx));
   app.get('/', (c) =>

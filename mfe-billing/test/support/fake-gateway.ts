@@ -8,6 +8,7 @@ import type { Notices } from '../../src/notices.ts';
 /** The server's catalog as GET /billing/config answers it today (server/src/billing/catalog.ts). */
 export const sandboxConfig: BillingConfig = {
   provider: 'sandbox',
+  publishable_key: null,
   plans: [
     { id: 'basic', label: 'Basic', amount: 39, credits: 1000 },
     { id: 'starter', label: 'Starter', amount: 199, credits: 5500 },
@@ -20,6 +21,7 @@ export const sandboxConfig: BillingConfig = {
   topup: { presets: [10, 20, 50, 100, 200, 500], block_dollars: 10, credits_per_block: 250, max_dollars: 10000 },
   trial: { amount: 10, credits: 250, days: 7 },
   auto_topup: { thresholds: [250, 500, 1250, 2500], default_min: 250, default_amount: 10 },
+  actions: [],
   test_cards: [],
 };
 

@@ -47,7 +47,7 @@ export function fakeGateway(initial: LoadedTask<MidjourneyTask>[] = []) {
     varyImage: vi.fn(async (parent: string, type: string) => create({ type: `variation-${type}`, parent_id: parent })),
     pan: vi.fn(async (parent: string, direction: string) => create({ type: `pan-${direction}`, parent_id: parent })),
     // The server's names: outpaint-1.5x and outpaint-2x are the buttons, anything else (a prompt too) is Custom Zoom.
-    zoomOut: vi.fn(async (parent: string, ratio: number, custom?: object) =>
+    zoomOut: vi.fn(async (parent: string, ratio: number, _key: string, custom?: object) =>
       create({ type: custom === undefined && (ratio === 1.5 || ratio === 2) ? `outpaint-${ratio}x` : 'outpaint-custom', parent_id: parent }),
     ),
     varyRegion: vi.fn(async (parent: string, _mask: string, prompt: string) => create({ type: 'inpaint', parent_id: parent, prompt })),

@@ -139,7 +139,7 @@ export function RemoteSlot({ remote, expose = './App', props = {}, compact = fal
     >
       <Suspense
         fallback={
-          <HStack data-testid={`remote-loading-${remote}`} gap="2" color="fg.muted" p={compact ? 0 : 2}>
+          <HStack data-testid={`remote-loading-${remote}`} role="status" aria-busy="true" gap="2" color="fg.muted" p={compact ? 0 : 2}>
             <Spinner size="sm" />
             {!compact && <Text>Loading...</Text>}
           </HStack>

@@ -3,10 +3,10 @@ import { Link as RouterLink } from '@aim/shared-kit/router';
 import { Badge, Box, Button, Card, HStack, Heading, Image, Input, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { NEXT_PAGE_DELAY_MS, PAGE_SIZES } from '@aim/shared-kit/domain';
 import { relativeTime } from '@aim/shared-kit/format';
+import { useKeysetList } from '@aim/shared-kit/query';
 import { FavoriteButton, GALLERY_TEXTS, GalleryChoices, GalleryStatus, GalleryTabs, ListEnd, Skeletons, showsStatus } from '../shared/gallery-ui.tsx';
 import { useGalleryActions } from '../shared/use-gallery-actions.ts';
 import { useDebounced } from '../shared/use-debounced.ts';
-import { usePagedList } from '../shared/use-paged-list.ts';
 import { IMAGE_FILTERS, IMAGE_TABS, type ImageFilter, type ImageTab, toolLinkOf } from './gallery-rules.ts';
 import type { GalleryImage, GalleryQuery, ImagesGateway } from './gateway.ts';
 
@@ -28,16 +28,16 @@ export function ImagesPage({ gateway, email, notifyError, nextPageDelayMs = NEXT
   const [searchInput, setSearchInput] = useState('');
   const search = useDebounced(searchInput, 300);
   const query: GalleryQuery = { tab, filter, search, archive };
-  const list = usePagedList<GalleryImage>({
+  const list = useKeysetList<GalleryImage>({
+    queryKey: ['assets', 'images', email, query],
     fetchPage: email ? (after) => gateway.page(email, query, after) : null,
     pageSize: PAGE_SIZES.images,
-    viewKey: JSON.stringify(query),
     delayMs: nextPageDelayMs,
   });
-  const { items, setItems, phase } = list;
+  const { items, mapItems, phase } = list;
   const { toggleFavorite, download, downloading } = useGalleryActions({
     email,
-    setItems,
+    mapItems,
     toggle: (owner, taskId) => gateway.toggleFavorite(owner, taskId),
     fetchFile: (url) => gateway.fetchImage(url),
     notifyError,

@@ -4,11 +4,11 @@ import { NEXT_PAGE_DELAY_MS } from '@aim/shared-kit/domain';
 import { relativeTime } from '@aim/shared-kit/format';
 import { FavoriteButton, GALLERY_TEXTS, GalleryChoices, GalleryStatus, GalleryTabs, ListEnd, Skeletons, showsStatus } from '../shared/gallery-ui.tsx';
 import { useGalleryActions } from '../shared/use-gallery-actions.ts';
-import { usePagedList } from '../shared/use-paged-list.ts';
 import type { MediaGateway, MediaItem, MediaQuery } from './gateway.ts';
 import { MEDIA, MEDIA_FILTERS, type MediaFilter, type MediaKind } from './media-rules.ts';
 import { AudioSongs } from './audio-songs.tsx';
 import { VideoClips } from './video-clips.tsx';
+import { useKeysetList } from '@aim/shared-kit/query';
 
 export const MEDIA_TEXTS = {
   favoriteFailed: GALLERY_TEXTS.favoriteFailed,
@@ -32,15 +32,15 @@ export function MediaPage({ kind, gateway, email, notifyError, nextPageDelayMs =
   const [filter, setFilter] = useState<MediaFilter>('Everything');
   const [archive, setArchive] = useState(false);
   const query: MediaQuery = { tab, filter, archive };
-  const list = usePagedList<MediaItem>({
+  const list = useKeysetList<MediaItem>({
+    queryKey: ['assets', kind, email, query],
     fetchPage: email ? (after) => gateway.page(email, kind, query, after) : null,
     pageSize: config.pageSize,
-    viewKey: `${kind}:${JSON.stringify(query)}`,
     delayMs: nextPageDelayMs,
   });
   const { toggleFavorite, download, downloading } = useGalleryActions({
     email,
-    setItems: list.setItems,
+    mapItems: list.mapItems,
     toggle: (owner, taskId) => gateway.toggleFavorite(owner, taskId),
     fetchFile: (url) => gateway.fetchFile(url),
     notifyError,

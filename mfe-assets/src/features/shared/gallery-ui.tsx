@@ -4,10 +4,10 @@ import { Box, Button, EmptyState, HStack, IconButton, NativeSelect, Skeleton, Sw
 import type { ReactNode } from 'react';
 import { DEFAULT_API_ERROR } from '@aim/shared-kit/api';
 import { MAX_SKELETONS } from '@aim/shared-kit/domain';
-import type { PagedList } from './use-paged-list.ts';
+import type { KeysetList } from '@aim/shared-kit/query';
 
 /** What the shared pieces read of a list, whatever its items. */
-type ListView = Pick<PagedList<{ id: string }>, 'items' | 'phase' | 'reload' | 'loadMore' | 'sentinel'>;
+type ListView = Pick<KeysetList<{ id: string }>, 'items' | 'phase' | 'reload' | 'loadMore' | 'sentinel'>;
 
 export const GALLERY_TEXTS = {
   favoriteFailed: DEFAULT_API_ERROR,

@@ -5,8 +5,10 @@
 // before the page). The id breaks ties, so rows made in the same microsecond are neither lost
 // nor shown twice.
 
-/** Where a page ends: the last row's created_at exactly as the server sent it (microseconds; never through Date) and id. */
-export type PageCursor = { created_at: string; id: string };
+import type { PageCursor } from '@aim/shared-kit/query';
+
+/** Where a page ends (the paging itself is shared-kit's useKeysetList). */
+export type { PageCursor };
 
 /** A value inside a PostgREST logic tree, double-quoted: a timestamp holds `.`, `:` and `+`, reserved there. */
 function treeValue(value: string): string {

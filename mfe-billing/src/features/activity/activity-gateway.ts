@@ -3,7 +3,7 @@
 // (public.credit_usage and public.credit_history: row-level security keeps them to the
 // caller); the export asks the API for a one-time link and lets the browser download it.
 import { useMemo } from 'react';
-import { type ApiClient, useApiClient } from '@aim/shared-kit/api';
+import { type TypedApi, useApi } from '@aim/shared-kit/api';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
 import { HISTORY_PAGE_SIZE, type HistoryCursor, olderThan } from './history-rules.ts';
 import type { UsageRow } from './usage-rules.ts';
@@ -36,8 +36,8 @@ const COLUMNS = 'id, created_at, delta, balance_after, kind, task_id, task_type,
  * writes the streamed answer straight to disk (100,000 rows never sit in the page's memory)
  * and the server's Content-Disposition: attachment keeps this page where it is.
  */
-async function downloadExport(api: ApiClient, body: { kind: ExportKind; filters?: object }): Promise<void> {
-  const { url } = await api.post<{ url: string }>('/exports', body, { toastOnError: false });
+async function downloadExport(api: TypedApi, body: { kind: ExportKind }): Promise<void> {
+  const { url } = await api.post('/exports', { body, toastOnError: false });
   const link = document.createElement('a');
   link.href = url;
   link.rel = 'noopener';
@@ -46,7 +46,7 @@ async function downloadExport(api: ApiClient, body: { kind: ExportKind; filters?
   link.remove();
 }
 
-function createActivityGateway(supabase: ReturnType<typeof getSupabaseClient>, api: ApiClient): ActivityGateway {
+function createActivityGateway(supabase: ReturnType<typeof getSupabaseClient>, api: TypedApi): ActivityGateway {
   return {
     async usage(days) {
       const { data, error } = await supabase.rpc('credit_usage', { p_days: days });
@@ -65,6 +65,6 @@ function createActivityGateway(supabase: ReturnType<typeof getSupabaseClient>, a
 }
 
 export function useActivityGateway(): ActivityGateway {
-  const api = useApiClient();
+  const api = useApi();
   return useMemo(() => createActivityGateway(getSupabaseClient(), api), [api]);
 }

@@ -1,6 +1,6 @@
 // Credit history: every ledger movement newest first with the balance it left, paged by a
 // (created_at, id) cursor (Load more), linking tasks to Task Logs and grants to Invoices.
-import { useCallback, useEffect, useState } from 'react';
+import { useKeysetList } from '@aim/shared-kit/query';
 import { Link as RouterLink } from '@aim/shared-kit/router';
 import { Button, Link, Stack, Table, Text } from '@aim/shared-kit/ui';
 import { LoadFailed } from './load-failed.tsx';
@@ -12,33 +12,21 @@ type State = { status: 'loading' } | { status: 'error' } | { status: 'ready'; ro
 const COLUMNS = ['Date', 'Movement', 'Credits', 'Balance after', 'Task', 'Invoice'] as const;
 
 export function CreditHistory({ gateway }: { gateway: ActivityGateway }) {
-  const [state, setState] = useState<State>({ status: 'loading' });
-
-  const load = useCallback(async () => {
-    setState({ status: 'loading' });
-    try {
-      const rows = await gateway.history(null);
-      setState({ status: 'ready', rows, more: rows.length === HISTORY_PAGE_SIZE, loadingMore: false, moreFailed: false });
-    } catch {
-      setState({ status: 'error' });
-    }
-  }, [gateway]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  async function loadMore() {
-    if (state.status !== 'ready' || state.loadingMore) return;
-    const last = state.rows[state.rows.length - 1];
-    setState({ ...state, loadingMore: true, moreFailed: false });
-    try {
-      const page = await gateway.history(last);
-      setState((s) => (s.status === 'ready' ? { ...s, rows: [...s.rows, ...page], more: page.length === HISTORY_PAGE_SIZE, loadingMore: false } : s));
-    } catch {
-      setState((s) => (s.status === 'ready' ? { ...s, loadingMore: false, moreFailed: true } : s));
-    }
-  }
+  const list = useKeysetList<HistoryRow>({
+    queryKey: ['billing', 'credit-history'],
+    fetchPage: (after) => gateway.history(after),
+    pageSize: HISTORY_PAGE_SIZE,
+    delayMs: 0,
+  });
+  const { items, phase } = list;
+  const state: State =
+    phase === 'loading'
+      ? { status: 'loading' }
+      : phase === 'error' && items.length === 0
+        ? { status: 'error' }
+        : { status: 'ready', rows: items, more: phase !== 'end', loadingMore: phase === 'more', moreFailed: phase === 'error' };
+  const load = list.reload;
+  const loadMore = async () => list.loadMore();
 
   if (state.status === 'error') {
     return <LoadFailed message={ACTIVITY_TEXTS.historyFailed} testId="history-error" onRetry={() => void load()} />;

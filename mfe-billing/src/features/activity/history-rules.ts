@@ -1,5 +1,7 @@
 // The credit history's words and the keyset cursor of its pages. Pure, tested with tables.
 
+import { formatUtcDateTime } from '@aim/shared-kit/format';
+
 /** What a ledger movement is (public.credit_history.kind). */
 const KIND_LABEL: Record<string, string> = {
   plan: 'Plan credits',
@@ -28,13 +30,9 @@ export function formatDelta(delta: number): string {
   return delta > 0 ? `+${delta.toLocaleString('en-US')}` : delta.toLocaleString('en-US');
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** '2026-11-24 07:05:09 UTC', as Task Logs shows times by default. */
 export function formatWhen(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} UTC`;
+  return formatUtcDateTime(iso) ?? iso;
 }
 
 /** Where a page ends: created_at exactly as the server sent it (microseconds; never through Date) and the id. */

@@ -1,6 +1,7 @@
 // Usage: credits spent per day over the last 30 days, by tool family, as a chart or a table,
 // with each family's total. Pending → error → empty → data.
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
+import { useQuery } from '@aim/shared-kit/query';
 import { Box, HStack, SegmentGroup, Skeleton, Stack, Table, Text, Wrap } from '@aim/shared-kit/ui';
 import { LoadFailed } from './load-failed.tsx';
 import type { ActivityGateway } from './activity-gateway.ts';
@@ -13,21 +14,15 @@ type State = { status: 'loading' } | { status: 'error' } | { status: 'ready'; us
 const today = () => new Date().toISOString().slice(0, 10);
 
 export function UsagePanel({ gateway }: { gateway: ActivityGateway }) {
-  const [state, setState] = useState<State>({ status: 'loading' });
   const [view, setView] = useState<'chart' | 'table'>('chart');
-
-  const load = useCallback(async () => {
-    setState({ status: 'loading' });
-    try {
-      setState({ status: 'ready', usage: buildUsage(await gateway.usage(USAGE_DAYS), today()) });
-    } catch {
-      setState({ status: 'error' });
-    }
-  }, [gateway]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const query = useQuery({ queryKey: ['billing', 'credit-usage', USAGE_DAYS], queryFn: () => gateway.usage(USAGE_DAYS) });
+  const state: State =
+    query.isFetching || !(query.data || query.isError)
+      ? { status: 'loading' }
+      : query.data && !query.isError
+        ? { status: 'ready', usage: buildUsage(query.data, today()) }
+        : { status: 'error' };
+  const load = () => query.refetch();
 
   if (state.status === 'loading') return <Skeleton h="56" rounded="l2" data-testid="usage-loading" aria-busy="true" />;
   if (state.status === 'error') {

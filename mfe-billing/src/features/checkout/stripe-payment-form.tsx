@@ -1,7 +1,8 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Alert, Button, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import type { Stripe } from '@stripe/stripe-js';
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
+import { useQuery } from '@aim/shared-kit/query';
 import { useTheme } from '@aim/shared-kit/theme';
 import type { Intent } from '../../gateway/billing-gateway.ts';
 import type { PaymentOutcome } from './payment-form.tsx';
@@ -24,20 +25,19 @@ type LoadState = { status: 'loading' } | { status: 'ready'; stripe: Stripe } | {
  */
 export default function StripePaymentForm({ publishableKey, intent, submitLabel, onSucceeded, onFailed }: Props) {
   const [attempt, setAttempt] = useState(0);
-  const [state, setState] = useState<LoadState>({ status: 'loading' });
   const { resolved } = useTheme();
-
-  useEffect(() => {
-    let live = true;
-    setState({ status: 'loading' });
-    loadStripeOnce(publishableKey).then(
-      (stripe) => live && setState({ status: 'ready', stripe }),
-      () => live && setState({ status: 'failed' }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [publishableKey, attempt]);
+  const load = useQuery({ queryKey: ['stripe-js', publishableKey], queryFn: () => loadStripeOnce(publishableKey), staleTime: Number.POSITIVE_INFINITY });
+  const state: LoadState = load.isFetching
+    ? { status: 'loading' }
+    : load.data
+      ? { status: 'ready', stripe: load.data }
+      : load.isError
+        ? { status: 'failed' }
+        : { status: 'loading' };
+  const retry = () => {
+    setAttempt((n) => n + 1);
+    void load.refetch();
+  };
 
   if (state.status === 'loading') {
     return (
@@ -58,7 +58,7 @@ export default function StripePaymentForm({ publishableKey, intent, submitLabel,
           <Alert.Title>{STRIPE_LOAD_FAILED}</Alert.Title>
           <Alert.Description>Check your connection or content blocker, then try again.</Alert.Description>
         </Alert.Content>
-        <Button size="sm" variant="outline" alignSelf="center" onClick={() => setAttempt((n) => n + 1)}>
+        <Button size="sm" variant="outline" alignSelf="center" onClick={retry}>
           Retry
         </Button>
       </Alert.Root>

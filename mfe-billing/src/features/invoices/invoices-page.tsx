@@ -1,7 +1,9 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Badge, Button, EmptyState, Heading, Skeleton, Stack, Table, Text } from '@aim/shared-kit/ui';
 import { saveBlob } from '@aim/shared-kit/download';
+import { useQuery } from '@aim/shared-kit/query';
 import type { BillingGateway, Invoice } from '../../gateway/billing-gateway.ts';
+import { billingKeys } from '../../gateway/billing-queries.ts';
 import { TEXTS, type Notices } from '../../notices.ts';
 import { formatDate, formatMoney } from '../subscription/plan-rules.ts';
 
@@ -13,22 +15,15 @@ const COLUMNS = ['Invoice', 'Date', 'Status', 'Plan', 'Amount', 'Action'] as con
 
 /** Spec §2 Invoices: every payment, newest first, with its PDF. Status is always PAID (§9). */
 export function InvoicesPage({ gateway, email, notify }: InvoicesPageProps) {
-  const [state, setState] = useState<State>({ status: 'loading' });
+  const query = useQuery({ queryKey: billingKeys.invoices(email), queryFn: () => gateway.invoices(email!), enabled: !!email });
+  const state: State =
+    query.isFetching || !(query.data || query.isError)
+      ? { status: 'loading' }
+      : query.data && !query.isError
+        ? { status: 'ready', invoices: query.data }
+        : { status: 'error' };
+  const load = () => query.refetch();
   const [downloading, setDownloading] = useState<string | null>(null);
-
-  const load = useCallback(async () => {
-    if (!email) return;
-    setState({ status: 'loading' });
-    try {
-      setState({ status: 'ready', invoices: await gateway.invoices(email) });
-    } catch {
-      setState({ status: 'error' });
-    }
-  }, [gateway, email]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   async function download(invoice: Invoice) {
     setDownloading(invoice.invoice_number);

@@ -1,12 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Alert, Badge, Button, Card, EmptyState, Heading, HStack, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import { serverMessage, type BillingGateway, type PaymentMethod } from '../../gateway/billing-gateway.ts';
-import { useBillingConfig } from '../../gateway/use-billing-config.ts';
+import { useQuery, useQueryClient } from '@aim/shared-kit/query';
+import { billingKeys, useBillingConfig } from '../../gateway/billing-queries.ts';
 import { CARD_ERROR_MS, TEXTS, type Notices } from '../../notices.ts';
 import { CatalogUnavailable } from '../catalog/catalog-unavailable.tsx';
 import { CheckoutDialog, startCheckout } from '../checkout/checkout-panel.tsx';
 
-type ListState = { status: 'loading' | 'error'; cards: PaymentMethod[] } | { status: 'ready'; cards: PaymentMethod[] };
 type Adding = { clientSecret: string; setupIntentId: string };
 
 export type PaymentMethodsPageProps = { gateway: BillingGateway; notify: Notices; errorMs?: number };
@@ -17,7 +17,22 @@ const pad2 = (n: number) => String(n).padStart(2, '0');
 /** Spec §2 Payment Methods: the saved cards with Refresh and Add New; every card has Set default (disabled on the default one) and Delete. */
 export function PaymentMethodsPage({ gateway, notify, errorMs = CARD_ERROR_MS }: PaymentMethodsPageProps) {
   const config = useBillingConfig(gateway);
-  const [list, setList] = useState<ListState>({ status: 'loading', cards: [] });
+  const client = useQueryClient();
+  const query = useQuery({
+    queryKey: billingKeys.cards,
+    queryFn: async () => {
+      try {
+        return await gateway.paymentMethods();
+      } catch (err) {
+        notify.error(TEXTS.failedToLoadPaymentMethods);
+        throw err;
+      }
+    },
+    enabled: gateway.ready,
+  });
+  const cards = query.data ?? [];
+  const status = query.isFetching || (!query.data && !query.isError) ? 'loading' : query.isError ? 'error' : 'ready';
+  const load = () => query.refetch();
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [adding, setAdding] = useState<Adding | null>(null);
@@ -33,24 +48,10 @@ export function PaymentMethodsPage({ gateway, notify, errorMs = CARD_ERROR_MS }:
   );
   useEffect(() => () => clearTimeout(errorTimer.current), []);
 
-  const load = useCallback(async () => {
-    setList((l) => ({ status: 'loading', cards: l.cards }));
-    try {
-      setList({ status: 'ready', cards: await gateway.paymentMethods() });
-    } catch {
-      setList((l) => ({ status: 'error', cards: l.cards }));
-      notify.error(TEXTS.failedToLoadPaymentMethods);
-    }
-  }, [gateway, notify]);
-
-  useEffect(() => {
-    if (gateway.ready) void load();
-  }, [gateway.ready, load]);
-
   async function change(key: string, call: () => Promise<PaymentMethod[]>) {
     setBusy(key);
     try {
-      setList({ status: 'ready', cards: await call() });
+      client.setQueryData(billingKeys.cards, await call());
     } catch (err) {
       showError(err);
     } finally {
@@ -77,8 +78,7 @@ export function PaymentMethodsPage({ gateway, notify, errorMs = CARD_ERROR_MS }:
     }
   }
 
-  const { cards } = list;
-  const firstLoad = list.status === 'loading' && cards.length === 0;
+  const firstLoad = status === 'loading' && cards.length === 0;
 
   return (
     <Stack gap="6" w="full" data-testid="screen-payment-methods">
@@ -90,7 +90,7 @@ export function PaymentMethodsPage({ gateway, notify, errorMs = CARD_ERROR_MS }:
           <Text color="fg.muted">The default card pays your plan renewals and auto top-ups.</Text>
         </Stack>
         <HStack gap="2">
-          <Button variant="outline" onClick={() => void load()} loading={list.status === 'loading' && !firstLoad} disabled={!gateway.ready}>
+          <Button variant="outline" onClick={() => void load()} loading={status === 'loading' && !firstLoad} disabled={!gateway.ready}>
             Refresh
           </Button>
           <Button colorPalette="brand" onClick={() => void addNew()} loading={busy === 'add'} disabled={!gateway.ready || config.status !== 'ready'}>
@@ -115,7 +115,7 @@ export function PaymentMethodsPage({ gateway, notify, errorMs = CARD_ERROR_MS }:
           <Skeleton h="20" rounded="l3" />
           <Skeleton h="20" rounded="l3" />
         </Stack>
-      ) : list.status === 'error' && cards.length === 0 ? (
+      ) : status === 'error' && cards.length === 0 ? (
         <EmptyState.Root borderWidth="1px" rounded="l3" data-testid="payment-methods-load-error">
           <EmptyState.Content>
             <EmptyState.Title as="h2">{TEXTS.failedToLoadPaymentMethods}</EmptyState.Title>

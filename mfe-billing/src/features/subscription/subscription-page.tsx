@@ -5,7 +5,8 @@ import { formatCredits } from '@aim/shared-kit/format';
 import { refreshUserRow } from '@aim/shared-kit/session';
 import type { BillingAccount } from '../../gateway/account.ts';
 import type { BillingConfig, BillingGateway, CatalogPlan, Intent } from '../../gateway/billing-gateway.ts';
-import { useBillingConfig } from '../../gateway/use-billing-config.ts';
+import { useActionKey } from '../../gateway/action-key.ts';
+import { useBillingConfig } from '../../gateway/billing-queries.ts';
 import { TEXTS, type Notices } from '../../notices.ts';
 import type { ActivityGateway } from '../activity/activity-gateway.ts';
 import { CreditActivity } from '../activity/credit-activity.tsx';
@@ -35,6 +36,7 @@ const TRIAL_KEY = 'trial';
 export function SubscriptionPage({ gateway, account, status, notify, activity }: SubscriptionPageProps) {
   const config = useBillingConfig(gateway);
   const [starting, setStarting] = useState<string | null>(null);
+  const actionKey = useActionKey();
   const [checkout, setCheckout] = useState<Checkout | null>(null);
   const [topUpOpen, setTopUpOpen] = useState(false);
   const [confirmCancel, setConfirmCancel] = useState(false);
@@ -58,17 +60,19 @@ export function SubscriptionPage({ gateway, account, status, notify, activity }:
     );
   }
 
-  async function begin(key: string, call: () => Promise<{ clientSecret: string }>, describe: Omit<Checkout, 'intent'>) {
+  async function begin(key: string, call: (action: { idempotencyKey: string }) => Promise<{ clientSecret: string }>, describe: Omit<Checkout, 'intent'>) {
     if (starting) return;
     setStarting(key);
-    const started = await startCheckout(call, notify);
+    const action = actionKey.keyFor(key);
+    const started = await startCheckout(() => call(action), notify);
     setStarting(null);
+    if (started) actionKey.done();
     if (started) setCheckout({ ...describe, intent: { kind: 'payment', clientSecret: started.clientSecret } });
   }
 
   function choosePlan(plan: CatalogPlan) {
     const switching = !!account?.next_billing_date && account.plan !== 'zero';
-    void begin(plan.id, () => gateway.subscribe(plan.id), {
+    void begin(plan.id, (action) => gateway.subscribe(plan.id, action), {
       title: `${switching ? 'Switch to' : 'Subscribe to'} ${plan.label}`,
       summary: `${plan.label} plan: ${formatUsd(plan.amount)} / month, ${formatCredits(plan.credits)} credits every month`,
       submitLabel: `Pay ${formatUsd(plan.amount)}`,
@@ -77,7 +81,7 @@ export function SubscriptionPage({ gateway, account, status, notify, activity }:
   }
 
   function startTrial(trial: Trial) {
-    void begin(TRIAL_KEY, () => gateway.trial(), {
+    void begin(TRIAL_KEY, (action) => gateway.trial(action), {
       title: 'Start your trial',
       summary: `${trial.days}-day trial: ${formatUsd(trial.amount)} for ${formatCredits(trial.credits)} credits`,
       submitLabel: `Pay ${formatUsd(trial.amount)}`,

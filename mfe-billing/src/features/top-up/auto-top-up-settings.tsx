@@ -6,6 +6,7 @@ import type { BillingAccount } from '../../gateway/account.ts';
 import { serverMessage, type BillingConfig, type BillingGateway } from '../../gateway/billing-gateway.ts';
 import { TEXTS, type Notices } from '../../notices.ts';
 import { cleanAmountInput, creditsForUsd, parseCustomAmount } from './top-up-rules.ts';
+import { useActionKey } from '../../gateway/action-key.ts';
 
 type Props = { gateway: BillingGateway; account: BillingAccount; catalog: Pick<BillingConfig, 'topup' | 'auto_topup'>; notify: Notices };
 
@@ -17,6 +18,7 @@ export function AutoTopUpSettings({ gateway, account, catalog, notify }: Props) 
   const [amount, setAmount] = useState(String(account.auto_topup_amount ?? limits.default_amount));
   const [amountError, setAmountError] = useState<string | null>(null);
   const [state, setState] = useState<'idle' | 'saving' | 'saved'>('idle');
+  const actionKey = useActionKey();
 
   async function save(event: FormEvent) {
     event.preventDefault();
@@ -27,7 +29,10 @@ export function AutoTopUpSettings({ gateway, account, catalog, notify }: Props) 
     }
     setState('saving');
     try {
-      await gateway.saveAutoTopUp({ auto_topup: enabled, auto_topup_min: Number(threshold), auto_topup_amount: parsed.usd });
+      const input = { auto_topup: enabled, auto_topup_min: Number(threshold), auto_topup_amount: parsed.usd };
+      // turning auto top-up on may charge at once (a balance already under the threshold)
+      await gateway.saveAutoTopUp(input, actionKey.keyFor(JSON.stringify(input)));
+      actionKey.done();
       setState('saved');
     } catch (err) {
       setState('idle');

@@ -1,7 +1,9 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Alert, Button, Field, Heading, HStack, Input, InputGroup, Skeleton, Stack, Text } from '@aim/shared-kit/ui';
 import { formatCredits } from '@aim/shared-kit/format';
+import { useQuery, useQueryClient } from '@aim/shared-kit/query';
 import { serverMessage, type BillingGateway } from '../../gateway/billing-gateway.ts';
+import { billingKeys } from '../../gateway/billing-queries.ts';
 import type { SpendingLimits } from '../../gateway/spending-limits.ts';
 import { TEXTS, type Notices } from '../../notices.ts';
 import {
@@ -16,8 +18,6 @@ import {
 
 type Props = { gateway: BillingGateway; notify: Notices };
 
-type Load = { status: 'loading' } | { status: 'error' } | { status: 'ready'; limits: SpendingLimits };
-
 /**
  * The account's spending controls in the top-up dialog (docs/decisions/0014-spending-controls.md):
  * monthly spending limit, auto top-up charges per day and monthly cap, low-balance email
@@ -25,21 +25,12 @@ type Load = { status: 'loading' } | { status: 'error' } | { status: 'ready'; lim
  * Saved through POST /auth/spending-limits; the server enforces them.
  */
 export function SpendingControls({ gateway, notify }: Props) {
-  const [load, setLoad] = useState<Load>({ status: 'loading' });
-  const [attempt, setAttempt] = useState(0);
-  useEffect(() => {
-    if (!gateway.ready) return;
-    let live = true;
-    setLoad({ status: 'loading' });
-    gateway.spendingLimits().then(
-      (limits) => live && setLoad({ status: 'ready', limits }),
-      () => live && setLoad({ status: 'error' }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [gateway, attempt]);
-  const retry = useCallback(() => setAttempt((n) => n + 1), []);
+  const client = useQueryClient();
+  const query = useQuery({ queryKey: billingKeys.spendingLimits, queryFn: () => gateway.spendingLimits(), enabled: gateway.ready });
+  const limits = query.data;
+  const load =
+    query.isError && !query.isFetching ? { status: 'error' as const } : limits ? { status: 'ready' as const, limits } : { status: 'loading' as const };
+  const retry = () => void query.refetch();
 
   return (
     <Stack gap="3" data-testid="spending-controls">
@@ -60,7 +51,12 @@ export function SpendingControls({ gateway, notify }: Props) {
           </Button>
         </Alert.Root>
       ) : (
-        <SpendingLimitsForm gateway={gateway} notify={notify} limits={load.limits} onSaved={(limits) => setLoad({ status: 'ready', limits })} />
+        <SpendingLimitsForm
+          gateway={gateway}
+          notify={notify}
+          limits={load.limits}
+          onSaved={(limits) => client.setQueryData(billingKeys.spendingLimits, limits)}
+        />
       )}
     </Stack>
   );

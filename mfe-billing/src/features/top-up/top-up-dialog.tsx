@@ -24,7 +24,9 @@ import { useUserRow } from '@aim/shared-kit/session';
 import type { BillingAccount } from '../../gateway/account.ts';
 import { useBillingGateway, type BillingConfig, type BillingGateway, type Intent } from '../../gateway/billing-gateway.ts';
 import { useEnsureCustomer } from '../../gateway/ensure-customer.ts';
-import { useBillingConfig } from '../../gateway/use-billing-config.ts';
+import { QueryProvider } from '@aim/shared-kit/query';
+import { useActionKey } from '../../gateway/action-key.ts';
+import { useBillingConfig } from '../../gateway/billing-queries.ts';
 import { notices, TEXTS, type Notices } from '../../notices.ts';
 import { CatalogUnavailable } from '../catalog/catalog-unavailable.tsx';
 import { CheckoutPanel, startCheckout } from '../checkout/checkout-panel.tsx';
@@ -41,7 +43,12 @@ export function TopUpDialog({ open, onOpenChange }: TopUpDialogProps) {
   const gateway = useBillingGateway();
   const { row } = useUserRow();
   useEnsureCustomer(gateway, row, open);
-  return <TopUpDialogView open={open} onOpenChange={onOpenChange} gateway={gateway} account={row} />;
+  // the shell renders this expose outside the billing app: it brings the page's QueryClient itself
+  return (
+    <QueryProvider>
+      <TopUpDialogView open={open} onOpenChange={onOpenChange} gateway={gateway} account={row} />
+    </QueryProvider>
+  );
 }
 
 export function TopUpDialogView({ open, onOpenChange, gateway, account, notify = notices }: TopUpDialogViewProps) {
@@ -117,6 +124,7 @@ function ChooseStep({ gateway, account, catalog, notify, onPay, close }: ChooseP
   const [custom, setCustom] = useState('');
   const [showError, setShowError] = useState(false);
   const [starting, setStarting] = useState(false);
+  const actionKey = useActionKey();
   const subscribed = !!account.plan && account.plan !== NO_PLAN;
   const amount = resolveTopUp(choice, custom, topup);
 
@@ -127,8 +135,10 @@ function ChooseStep({ gateway, account, catalog, notify, onPay, close }: ChooseP
       return;
     }
     setStarting(true);
-    const started = await startCheckout(() => gateway.topUp(amount.usd), notify);
+    const action = actionKey.keyFor(`topup:${amount.usd}`);
+    const started = await startCheckout(() => gateway.topUp(amount.usd, action), notify);
     setStarting(false);
+    if (started) actionKey.done();
     if (started) onPay({ kind: 'pay', intent: { kind: 'payment', clientSecret: started.clientSecret }, usd: started.amount, credits: started.credits });
   }
 

@@ -1,11 +1,11 @@
 // Everything the API Keys page asks of the outside world, behind one interface so the screen can be
 // tested with a fake: the account calls of the provider API (spec §7) and the clipboard.
 import { useMemo } from 'react';
-import { useApiClient, type ApiClient } from '@aim/shared-kit/api';
+import { type TypedApi, useApi } from '@aim/shared-kit/api';
 import { refreshUserRow } from '@aim/shared-kit/session';
 import { webhookRequestBody } from './key-rules.ts';
 import type { CreatedNamedKey, NamedKey, NewNamedKey } from './named-keys.ts';
-import { deliveriesPath, type Delivery, type PausedEndpoint, type SigningSecret, type StatusFilter, type WebhookEventName } from './webhook-rules.ts';
+import { deliveriesQuery, type Delivery, type PausedEndpoint, type SigningSecret, type StatusFilter, type WebhookEventName } from './webhook-rules.ts';
 
 export type ApiKeysGateway = {
   /** POST /auth/revokeAndCreateNewAPIKey: answers the new key; the old one is refused from now on. */
@@ -39,49 +39,49 @@ export type ApiKeysGateway = {
   revokeNamedKey(id: string): Promise<NamedKey>;
 };
 
-function createApiKeysGateway(api: ApiClient, afterChange: () => Promise<void>): ApiKeysGateway {
+function createApiKeysGateway(api: TypedApi, afterChange: () => Promise<void>): ApiKeysGateway {
   // The page reports failures itself (toast with its own title, alert), not the client's toast.
   const quiet = { toastOnError: false };
   return {
     async rotateKey() {
-      const { api_key } = await api.post<{ api_key: string }>('/auth/revokeAndCreateNewAPIKey', undefined, quiet);
+      const { api_key } = await api.post('/auth/revokeAndCreateNewAPIKey', quiet);
       void afterChange();
       return api_key;
     },
     async updateWebhookUrl(input) {
-      const answer = await api.post<{ integration_webhook_url: string | null }>('/auth/updateWebhookURL', webhookRequestBody(input), quiet);
+      const answer = await api.post('/auth/updateWebhookURL', { ...quiet, body: webhookRequestBody(input) });
       void afterChange();
       return answer.integration_webhook_url;
     },
     copyText: (text) => navigator.clipboard.writeText(text),
-    getSigningSecret: () => api.get<SigningSecret>('/auth/webhook-signing-secret', quiet),
-    rotateSigningSecret: () => api.post<SigningSecret>('/auth/webhook-signing-secret/rotate', undefined, quiet),
+    getSigningSecret: () => api.get('/auth/webhook-signing-secret', quiet),
+    rotateSigningSecret: () => api.post('/auth/webhook-signing-secret/rotate', quiet),
     async listDeliveries(filter, signal) {
-      return (await api.get<{ deliveries: Delivery[] }>(deliveriesPath(filter), { ...quiet, signal })).deliveries;
+      return (await api.get('/auth/webhook-deliveries', { ...quiet, signal, params: { query: deliveriesQuery(filter) } })).deliveries;
     },
     async resendDelivery(id) {
-      await api.post(`/auth/webhook-deliveries/${encodeURIComponent(id)}/resend`, undefined, quiet);
+      await api.post('/auth/webhook-deliveries/{id}/resend', { ...quiet, params: { path: { id } } });
     },
     async sendTestEvent() {
-      await api.post('/auth/webhook-test', undefined, quiet);
+      await api.post('/auth/webhook-test', quiet);
     },
     async listPausedEndpoints(signal) {
-      return (await api.get<{ paused_endpoints: PausedEndpoint[] }>('/auth/webhook-endpoints/paused', { ...quiet, signal })).paused_endpoints;
+      return (await api.get('/auth/webhook-endpoints/paused', { ...quiet, signal })).paused_endpoints;
     },
     async resumeEndpoint(url) {
-      await api.post('/auth/webhook-endpoint/resume', { url }, quiet);
+      await api.post('/auth/webhook-endpoint/resume', { ...quiet, body: { url } });
     },
     async getWebhookEvents() {
-      return (await api.get<{ webhook_events: WebhookEventName[] | null }>('/auth/webhook-events', quiet)).webhook_events;
+      return (await api.get('/auth/webhook-events', quiet)).webhook_events;
     },
     async updateWebhookEvents(events) {
-      return (await api.post<{ webhook_events: WebhookEventName[] | null }>('/auth/webhook-events', { events }, quiet)).webhook_events;
+      return (await api.post('/auth/webhook-events', { ...quiet, body: { events } })).webhook_events;
     },
     async listNamedKeys(signal) {
-      return (await api.get<{ keys: NamedKey[] }>('/auth/api-keys', { ...quiet, signal })).keys;
+      return (await api.get('/auth/api-keys', { ...quiet, signal })).keys;
     },
-    createNamedKey: (input) => api.post<CreatedNamedKey>('/auth/api-keys', input, quiet),
-    revokeNamedKey: (id) => api.post<NamedKey>(`/auth/api-keys/${encodeURIComponent(id)}/revoke`, undefined, quiet),
+    createNamedKey: (input) => api.post('/auth/api-keys', { ...quiet, body: input }),
+    revokeNamedKey: (id) => api.post('/auth/api-keys/{id}/revoke', { ...quiet, params: { path: { id } } }),
   };
 }
 
@@ -90,6 +90,6 @@ function createApiKeysGateway(api: ApiClient, afterChange: () => Promise<void>):
  * client authenticates with the row's key, which a rotation has just revoked.
  */
 export function useApiKeysGateway(): ApiKeysGateway {
-  const api = useApiClient();
+  const api = useApi();
   return useMemo(() => createApiKeysGateway(api, refreshUserRow), [api]);
 }

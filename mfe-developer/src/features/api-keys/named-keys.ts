@@ -1,5 +1,7 @@
 // Named, scoped API keys (issue 20; server: GET/POST /auth/api-keys, POST /auth/api-keys/{id}/revoke):
 // the shapes the API answers, the create form's rules and how a key reads in the table. Pure.
+import type { ApiData, ApiSchema } from '@aim/shared-kit/api';
+import { formatUtcDate, formatUtcDateTime } from '@aim/shared-kit/format';
 
 export const KEY_SCOPES = ['generate', 'read'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
@@ -10,26 +12,12 @@ export const SCOPE_HELP: Record<KeyScope, string> = {
 };
 
 /** A named key as GET /auth/api-keys lists it (never the key itself). */
-export type NamedKey = {
-  id: string;
-  name: string;
-  prefix: string;
-  last4: string;
-  scopes: KeyScope[];
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-  revoked: boolean;
-  expired: boolean;
-  monthly_credit_limit: number | null;
-  used_this_month: number;
-};
+export type NamedKey = ApiSchema<'ApiKey'>;
 
 /** POST /auth/api-keys's answer: the key itself, this once. */
-export type CreatedNamedKey = NamedKey & { key: string };
+export type CreatedNamedKey = ApiData<'post', '/auth/api-keys'>;
 
-export type NewNamedKey = { name: string; scopes: KeyScope[]; expires_at?: string; monthly_credit_limit?: number };
+export type NewNamedKey = ApiSchema<'CreateApiKeyRequest'>;
 
 export const NAMED_KEY_TEXTS = {
   title: 'Named keys',
@@ -56,11 +44,9 @@ export const EMPTY_FORM: KeyForm = { name: '', scopes: ['generate', 'read'], exp
 
 export type FormErrors = Partial<Record<'name' | 'scopes' | 'expiresOn' | 'monthlyLimit', string>>;
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** Today in UTC as yyyy-mm-dd (the date input's min: a key expires at the end of the chosen UTC day). */
 export function todayUtc(now = new Date()): string {
-  return `${now.getUTCFullYear()}-${pad(now.getUTCMonth() + 1)}-${pad(now.getUTCDate())}`;
+  return formatUtcDate(now)!;
 }
 
 /**
@@ -110,9 +96,7 @@ export function keyState(key: Pick<NamedKey, 'revoked' | 'expired'>): KeyState {
 /** A date in the table (UTC, to the minute), or '–' / the fallback when there is none. */
 export function formatKeyDate(iso: string | null, none = '–'): string {
   if (!iso) return none;
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
+  return formatUtcDateTime(iso, 'minute') ?? iso;
 }
 
 /** This month's use against the limit: '120 / 5,000' or '120 / no limit'. */

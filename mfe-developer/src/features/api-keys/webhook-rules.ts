@@ -1,14 +1,10 @@
 // The webhook card's signing secret and the delivery console: what the server answers, the texts
 // and how values are shown.
+import { formatUtcDateTime } from '@aim/shared-kit/format';
+import type { ApiSchema } from '@aim/shared-kit/api';
 
 /** GET /auth/webhook-signing-secret and the rotation's answer. */
-export type SigningSecret = {
-  secret: string;
-  created_at: string;
-  /** The replaced secret while it still signs beside the new one (24 h after a rotation). */
-  previous_secret: string | null;
-  previous_expires_at: string | null;
-};
+export type SigningSecret = ApiSchema<'WebhookSigningSecret'>;
 
 /** The task events an account webhook can be limited to (GET/POST /auth/webhook-events), in the server's order. */
 export const WEBHOOK_EVENT_OPTIONS = [
@@ -37,43 +33,14 @@ export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'refused', '
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type StatusFilter = DeliveryStatus | 'all';
 
-type DeliveryAttempt = {
-  attempt: number;
-  status_code: number | null;
-  latency_ms: number;
-  response_excerpt: string | null;
-  error: string | null;
-  at: string;
-};
-
-export type Delivery = {
-  id: string;
-  event: string;
-  task_id: string | null;
-  url: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  latency_ms: number | null;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  created_at: string;
-  payload: unknown;
-  attempts: DeliveryAttempt[];
-};
+/** GET /auth/webhook-deliveries: one delivery with its attempts, as the server answers it. */
+export type Delivery = ApiSchema<'WebhookDeliveries'>['deliveries'][number];
 
 /**
  * GET /auth/webhook-endpoints/paused: a webhook URL the circuit breaker paused after failing
  * repeatedly; its pending deliveries wait (no attempt counted) until `paused_until` or Resume.
  */
-export type PausedEndpoint = {
-  url: string;
-  consecutive_failures: number;
-  paused_until: string;
-  last_error: string | null;
-  reason: string;
-};
+export type PausedEndpoint = ApiSchema<'WebhookPausedEndpoints'>['paused_endpoints'][number];
 
 /** "Paused after 5 failures in a row; resumes at 2026-11-28 06:01:00 UTC." */
 export function describePause(e: PausedEndpoint): string {
@@ -119,9 +86,7 @@ export function maskSecret(secret: string, revealed: boolean): string {
 /** "2026-11-24 07:31:02 UTC": the same on every screen and in tests. */
 export function formatUtc(iso: string | null): string {
   if (!iso) return '–';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '–';
-  return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  return formatUtcDateTime(iso) ?? '–';
 }
 
 export function formatLatency(ms: number | null): string {
@@ -135,7 +100,7 @@ export function describeLastResult(d: Pick<Delivery, 'last_status_code' | 'last_
   return d.last_error ? 'No answer' : '–';
 }
 
-/** GET /auth/webhook-deliveries's query for a filter. */
-export function deliveriesPath(filter: StatusFilter): string {
-  return filter === 'all' ? '/auth/webhook-deliveries?limit=50' : `/auth/webhook-deliveries?limit=50&status=${filter}`;
+/** GET /auth/webhook-deliveries's query for a filter: the newest 50, of one status or all. */
+export function deliveriesQuery(filter: StatusFilter): { limit: number; status?: DeliveryStatus } {
+  return filter === 'all' ? { limit: 50 } : { limit: 50, status: filter };
 }

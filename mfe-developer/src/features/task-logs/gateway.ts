@@ -2,7 +2,7 @@
 // result, created_at, percentage, refund by email, newest first), behind an interface so the
 // page can be tested with a fake. Row-level security limits it to the user's own tasks.
 import { useMemo } from 'react';
-import { type ApiClient, useApiClient } from '@aim/shared-kit/api';
+import { type TypedApi, useApi } from '@aim/shared-kit/api';
 import { withNormalizedStatus } from '@aim/shared-kit/domain';
 import { getSupabaseClient, postgrestList, RANGE_NOT_SATISFIABLE } from '@aim/shared-kit/supabase';
 import { apiKeyCondition, exportFilters, type KeyOption, type LogQuery, statusesOf, typesOf } from './log-rules.ts';
@@ -36,7 +36,7 @@ export type TaskLogsGateway = {
   cancel(taskId: string): Promise<void>;
 };
 
-export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseClient>, api: ApiClient): TaskLogsGateway {
+export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseClient>, api: TypedApi): TaskLogsGateway {
   /** The caller's tasks matching the query's filters (RLS keeps them to the caller anyway). */
   function matching(email: string, query: LogQuery, columns: string, head: boolean) {
     let request = supabase.from('tasks').select(columns, { count: 'exact', head }).eq('email', email);
@@ -84,7 +84,7 @@ export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseCli
       // A navigation to a one-time link, not fetch + Blob: the browser streams the server's
       // CSV straight to disk (100,000 rows never sit in this page), and the answer's
       // Content-Disposition: attachment keeps the page where it is.
-      const { url } = await api.post<{ url: string }>('/exports', { kind: 'task-logs', filters: exportFilters(query) }, { toastOnError: false });
+      const { url } = await api.post('/exports', { body: { kind: 'task-logs', filters: exportFilters(query) }, toastOnError: false });
       const link = document.createElement('a');
       link.href = url;
       link.rel = 'noopener';
@@ -93,16 +93,16 @@ export function createTaskLogsGateway(supabase: ReturnType<typeof getSupabaseCli
       link.remove();
     },
     async keys() {
-      const { keys } = await api.get<{ keys: KeyOption[] }>('/auth/api-keys', { toastOnError: false });
+      const { keys } = await api.get('/auth/api-keys', { toastOnError: false });
       return keys.map(({ id, name, prefix, last4, revoked }) => ({ id, name, prefix, last4, revoked }));
     },
     async cancel(taskId) {
-      await api.post('/cancel', { task_id: taskId });
+      await api.post('/cancel', { body: { task_id: taskId } });
     },
   };
 }
 
 export function useTaskLogsGateway(): TaskLogsGateway {
-  const api = useApiClient();
+  const api = useApi();
   return useMemo(() => createTaskLogsGateway(getSupabaseClient(), api), [api]);
 }

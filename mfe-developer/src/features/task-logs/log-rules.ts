@@ -1,5 +1,6 @@
 // Spec §2 Task Logs, §4, §9: the filters, page sizes and how a log row reads. Pure, so the page
 // and the query share one meaning of each filter.
+import { formatLocalDateTime, formatUtcDateTime } from '@aim/shared-kit/format';
 import { DEFAULT_LOG_PAGE_SIZE, LOG_PAGE_SIZES, LOG_STATUS_FILTER, LOG_TYPE_FILTER, type TaskFamily, typesOfFamilies } from '@aim/shared-kit/domain';
 
 export type StatusFilter = (typeof LOG_STATUS_FILTER)[number];
@@ -142,16 +143,9 @@ export function formatRefund(refund: number | null | undefined): string {
   return refund ? `+${refund}` : '';
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** Created At in UTC ('2026-11-22 14:05:09 UTC') or in the browser's time zone ('2026-11-22 15:05:09'). */
 export function formatCreatedAt(iso: string, utc: boolean): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  if (utc) {
-    return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} UTC`;
-  }
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return (utc ? formatUtcDateTime(iso) : formatLocalDateTime(iso)) ?? iso;
 }
 
 export function pageCount(total: number, pageSize: number): number {

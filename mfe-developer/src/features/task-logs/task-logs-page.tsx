@@ -1,6 +1,8 @@
-import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useRef, useState } from 'react';
+import { useQuery } from '@aim/shared-kit/query';
 import { useSearchParams } from '@aim/shared-kit/router';
-import { Badge, Box, Button, CloseButton, Code, Dialog, Field, HStack, Heading, Input, NativeSelect, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
+import { Badge, Box, Button, Code, Dialog, Field, HStack, Heading, Input, NativeSelect, Stack, Table, Text } from '@aim/shared-kit/ui';
+import { DialogShell } from '@aim/shared-kit/dialog-shell';
 import { isTerminalStatus, LOG_PAGE_SIZES, LOG_STATUS_FILTER, LOG_TYPE_FILTER } from '@aim/shared-kit/domain';
 import type { LogRow, Movement, TaskLogsGateway } from './gateway.ts';
 import {
@@ -56,7 +58,6 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
   const query = parseLogQuery(searchParams);
   const search = logSearch(query);
   const [utc, setUtc] = useState(true);
-  const [state, setState] = useState<State>({ status: 'loading' });
   const [idInput, setIdInput] = useState(query.taskId);
   const [idError, setIdError] = useState(false);
   const [detail, setDetail] = useState<LogRow | null>(null);
@@ -64,17 +65,7 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
   const [exporting, setExporting] = useState(false);
   const [exportFailed, setExportFailed] = useState(false);
   // the named keys for the key filter; a failed read leaves All keys / Primary key
-  const [keys, setKeys] = useState<KeyOption[]>([]);
-  useEffect(() => {
-    let live = true;
-    gateway.keys().then(
-      (list) => live && setKeys(list),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [gateway]);
+  const keys: KeyOption[] = useQuery({ queryKey: taskLogKeys.keyOptions, queryFn: () => gateway.keys() }).data ?? [];
 
   /** Downloads every task the filters match as CSV (the server streams it; not just this page). */
   async function exportCsv() {
@@ -90,20 +81,14 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
   }
 
   // `search` stands for the whole query (`query` is derived from it): one load per distinct view
-  const load = useCallback(async () => {
-    if (!email) return;
-    setState({ status: 'loading' });
-    try {
-      const page = await gateway.list(email, query);
-      setState({ status: 'ready', ...page });
-    } catch {
-      setState({ status: 'error' });
-    }
-  }, [gateway, email, search]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const list = useQuery({ queryKey: taskLogKeys.list(email, search), queryFn: () => gateway.list(email!, query), enabled: !!email });
+  const state: State =
+    list.isFetching || !(list.data || list.isError)
+      ? { status: 'loading' }
+      : list.isError || !list.data
+        ? { status: 'error' }
+        : { status: 'ready', ...list.data };
+  const load = () => list.refetch();
 
   // The view as last asked for: two changes before the next render (two quick filter picks)
   // must both count, and the URL only catches up on that render.
@@ -341,55 +326,51 @@ export function TaskLogsPage({ gateway, email }: TaskLogsPageProps) {
         }}
       />
 
-      <Dialog.Root open={detail !== null} onOpenChange={(e) => !e.open && setDetail(null)} size="lg" placement="center" scrollBehavior="inside">
-        <Portal>
-          <Dialog.Backdrop />
-          <Dialog.Positioner>
-            <Dialog.Content data-testid="task-detail">
-              <Dialog.Header>
-                <Dialog.Title>Task {detail?.id}</Dialog.Title>
-              </Dialog.Header>
-              <Dialog.Body>
-                <Stack gap="3">
-                  <Text fontSize="sm" color="fg.muted">
-                    {detail?.type} · {detail?.status} · {detail ? formatCreatedAt(detail.created_at, utc) : ''}
-                  </Text>
-                  <Text fontSize="sm" color="fg.muted" data-testid="task-detail-key">
-                    Made with: {describeTaskKey(detail?.api_key_id, keys)}
-                  </Text>
-                  <Code as="pre" display="block" whiteSpace="pre-wrap" wordBreak="break-all" p="3" fontSize="xs" data-testid="task-detail-result">
-                    {detail?.result == null ? 'No result data yet.' : JSON.stringify(detail.result, null, 2)}
-                  </Code>
-                  {detail && <TaskMovements gateway={gateway} taskId={detail.id} />}
-                </Stack>
-              </Dialog.Body>
-              <Dialog.CloseTrigger asChild>
-                <CloseButton size="sm" aria-label="Close" />
-              </Dialog.CloseTrigger>
-            </Dialog.Content>
-          </Dialog.Positioner>
-        </Portal>
-      </Dialog.Root>
+      <DialogShell
+        open={detail !== null}
+        onClose={() => setDetail(null)}
+        title={`Task ${detail?.id ?? ''}`}
+        testId="task-detail"
+        size="lg"
+        scrollBehavior="inside"
+      >
+        <Dialog.Body>
+          <Stack gap="3">
+            <Text fontSize="sm" color="fg.muted">
+              {detail?.type} · {detail?.status} · {detail ? formatCreatedAt(detail.created_at, utc) : ''}
+            </Text>
+            <Text fontSize="sm" color="fg.muted" data-testid="task-detail-key">
+              Made with: {describeTaskKey(detail?.api_key_id, keys)}
+            </Text>
+            <Code as="pre" display="block" whiteSpace="pre-wrap" wordBreak="break-all" p="3" fontSize="xs" data-testid="task-detail-result">
+              {detail?.result == null ? 'No result data yet.' : JSON.stringify(detail.result, null, 2)}
+            </Code>
+            {detail && <TaskMovements gateway={gateway} taskId={detail.id} />}
+          </Stack>
+        </Dialog.Body>
+      </DialogShell>
     </Stack>
   );
 }
+
+/** The page's keys on the QueryClient. */
+const taskLogKeys = {
+  keyOptions: ['developer', 'key-options'] as const,
+  list: (email: string | null, search: string) => ['developer', 'task-logs', email, search] as const,
+  movements: (taskId: string) => ['developer', 'task-movements', taskId] as const,
+};
 
 type Movements = { status: 'loading' } | { status: 'error' } | { status: 'ready'; rows: Movement[] };
 
 /** The task's own credit movements in its detail: the hold, then the refund when it failed. */
 function TaskMovements({ gateway, taskId }: { gateway: TaskLogsGateway; taskId: string }) {
-  const [state, setState] = useState<Movements>({ status: 'loading' });
-  useEffect(() => {
-    let live = true;
-    setState({ status: 'loading' });
-    gateway.movements(taskId).then(
-      (rows) => live && setState({ status: 'ready', rows }),
-      () => live && setState({ status: 'error' }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [gateway, taskId]);
+  const movements = useQuery({ queryKey: taskLogKeys.movements(taskId), queryFn: () => gateway.movements(taskId) });
+  const state: Movements =
+    movements.isFetching || !(movements.data || movements.isError)
+      ? { status: 'loading' }
+      : movements.data
+        ? { status: 'ready', rows: movements.data }
+        : { status: 'error' };
 
   return (
     <Stack gap="1" data-testid="task-movements">
@@ -443,28 +424,25 @@ function CancelTaskDialog({ task, onClose, onConfirm }: CancelTaskDialogProps) {
     }
   };
   return (
-    <Dialog.Root role="alertdialog" open={task !== null} onOpenChange={(e) => !e.open && !busy && onClose()} placement="center">
-      <Portal>
-        <Dialog.Backdrop />
-        <Dialog.Positioner>
-          <Dialog.Content data-testid="task-cancel-dialog">
-            <Dialog.Header>
-              <Dialog.Title>Cancel task {task?.id}?</Dialog.Title>
-            </Dialog.Header>
-            <Dialog.Body>
-              <Text fontSize="sm">The task stops and ends as failed (Cancelled); its credits are refunded. This cannot be undone.</Text>
-            </Dialog.Body>
-            <Dialog.Footer>
-              <Button variant="outline" onClick={onClose} disabled={busy}>
-                Keep running
-              </Button>
-              <Button colorPalette="red" loading={busy} onClick={() => void handleConfirm()}>
-                Yes, cancel
-              </Button>
-            </Dialog.Footer>
-          </Dialog.Content>
-        </Dialog.Positioner>
-      </Portal>
-    </Dialog.Root>
+    <DialogShell
+      role="alertdialog"
+      open={task !== null}
+      onClose={() => !busy && onClose()}
+      title={`Cancel task ${task?.id ?? ''}?`}
+      testId="task-cancel-dialog"
+      closeButton={false}
+    >
+      <Dialog.Body>
+        <Text fontSize="sm">The task stops and ends as failed (Cancelled); its credits are refunded. This cannot be undone.</Text>
+      </Dialog.Body>
+      <Dialog.Footer>
+        <Button variant="outline" onClick={onClose} disabled={busy}>
+          Keep running
+        </Button>
+        <Button colorPalette="red" loading={busy} onClick={() => void handleConfirm()}>
+          Yes, cancel
+        </Button>
+      </Dialog.Footer>
+    </DialogShell>
   );
 }

@@ -3,11 +3,12 @@
 // user's API key, spec §7), the side list and the task rows through the page's supabase-js client
 // (spec §7 data store: ai-photo tasks not yet expired; a task by id and its live updates).
 import { useMemo } from 'react';
-import { type ApiClient, useApiClient } from '@aim/shared-kit/api';
+import { type ApiBody, type TypedApi, useApi } from '@aim/shared-kit/api';
 import { withNormalizedStatus } from '@aim/shared-kit/domain';
 import { getSupabaseClient } from '@aim/shared-kit/supabase';
 import { useUserRow } from '@aim/shared-kit/session';
 import { cancelTask } from '../tasks/cancel-task.ts';
+import { type ActionKey, type CreatePath, postCreate } from '../tasks/create-call.ts';
 import { createTaskSource, fetchImage, type TaskSource } from '../tasks/task-store.ts';
 import { AI_PHOTO_TYPES, type AiPhotoListItem, type AiPhotoTask, type AspectRatio, type Ethnicity, type Gender } from './ai-photos-rules.ts';
 
@@ -26,13 +27,14 @@ export type AiPhotosGateway = TaskSource<AiPhotoTask> & {
   /** False until the user's row (API key, email) is known: the calls need it, and ?taskId= waits for it. */
   ready: boolean;
   /**
-   * The three calls answer the new task's id. They throw an `ApiError` without a toast of their
-   * own: the screen says the spec's text ('Error uploading and preparing training data!', …)
-   * and shows the server's reason beside the form.
+   * The three calls take the user action's Idempotency-Key (see create-call.ts) and answer the
+   * new task's id. They throw an `ApiError` without a toast of their own: the screen says the
+   * spec's text ('Error uploading and preparing training data!', …) and shows the server's
+   * reason beside the form.
    */
-  uploadPhotos(input: UploadPhotosInput): Promise<string>;
-  train(uploadTaskId: string, triggerWord: string): Promise<string>;
-  generate(input: GenerateInput): Promise<string>;
+  uploadPhotos(input: UploadPhotosInput, key: ActionKey): Promise<string>;
+  train(uploadTaskId: string, triggerWord: string, key: ActionKey): Promise<string>;
+  generate(input: GenerateInput, key: ActionKey): Promise<string>;
   /** The side list: the user's ai-photo tasks not yet expired, newest first. */
   listTasks(): Promise<AiPhotoListItem[]>;
   fetchImage(url: string): Promise<Blob>;
@@ -41,7 +43,6 @@ export type AiPhotosGateway = TaskSource<AiPhotoTask> & {
 };
 
 type SupabaseClient = ReturnType<typeof getSupabaseClient>;
-type TaskIdAnswer = { task_id: string };
 
 /** How many rows the side list reads; ai-photo tasks expire, so a user has few at a time. */
 const LIST_LIMIT = 100;
@@ -61,23 +62,27 @@ const LIST_COLUMNS = [
   'age:input_data->>age',
 ].join(',');
 
-function createAiPhotosGateway(api: ApiClient, supabase: SupabaseClient, email: string | null, ready: boolean): AiPhotosGateway {
-  const post = async (path: string, body: unknown) => (await api.post<TaskIdAnswer>(path, body, { toastOnError: false })).task_id;
+function createAiPhotosGateway(api: TypedApi, supabase: SupabaseClient, email: string | null, ready: boolean): AiPhotosGateway {
+  const post = <P extends CreatePath>(path: P, body: ApiBody<'post', P>, key: ActionKey) => postCreate(api, path, body, key, { toastOnError: false });
   const tasks = createTaskSource<AiPhotoTask>(supabase, 'ai-photo-task');
   return {
     ready,
-    uploadPhotos: ({ images, gender, ethnicity, age }) => post('/ai-photo-upload', { images, ethnicity, gender, age }),
-    train: (uploadTaskId, triggerWord) => post('/ai-photo-train', { training_images_id: uploadTaskId, trigger_word: triggerWord }),
-    generate: (input) =>
-      post('/ai-photo-generate', {
-        training_id: input.trainingId,
-        prompt: input.prompt,
-        aspect_ratio: input.aspectRatio,
-        width: input.width,
-        height: input.height,
-        number_of_images: input.numberOfImages,
-        seed: input.seed,
-      }),
+    uploadPhotos: ({ images, gender, ethnicity, age }, key) => post('/ai-photo-upload', { images, ethnicity, gender, age }, key),
+    train: (uploadTaskId, triggerWord, key) => post('/ai-photo-train', { training_images_id: uploadTaskId, trigger_word: triggerWord }, key),
+    generate: (input, key) =>
+      post(
+        '/ai-photo-generate',
+        {
+          training_id: input.trainingId,
+          prompt: input.prompt,
+          aspect_ratio: input.aspectRatio,
+          width: input.width,
+          height: input.height,
+          number_of_images: input.numberOfImages,
+          seed: input.seed,
+        },
+        key,
+      ),
     async listTasks() {
       if (!email) throw new Error('The signed-in user is not known yet.');
       // A task without an expiry date does not expire.
@@ -103,7 +108,7 @@ function createAiPhotosGateway(api: ApiClient, supabase: SupabaseClient, email: 
 
 /** The gateway for the signed-in user. */
 export function useAiPhotosGateway(): AiPhotosGateway {
-  const api = useApiClient();
+  const api = useApi();
   const { row } = useUserRow();
   const email = row?.email ?? null;
   const ready = !!row?.api_key && !!email;

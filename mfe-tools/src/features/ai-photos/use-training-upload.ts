@@ -1,4 +1,5 @@
 import { useCallback, useRef, useState } from 'react';
+import { type ActionKey, newActionKey } from '../tasks/create-call.ts';
 import { uploadFailureDetail } from '../tasks/task-rules.ts';
 import { base64Length, ERROR_PREPARING_TRAINING_DATA, ERROR_UPLOADING_IMAGES, type Ethnicity, type Gender, namePhotosIn } from './ai-photos-rules.ts';
 import type { UploadPhotosInput } from './gateway.ts';
@@ -15,7 +16,7 @@ export type UploadProgress = { phase: 'idle' } | { phase: 'reading'; done: numbe
 type PhotoToSend = { file: File; size: { width: number; height: number } | null };
 
 type Options = {
-  uploadPhotos: (input: UploadPhotosInput) => Promise<string>;
+  uploadPhotos: (input: UploadPhotosInput, key: ActionKey) => Promise<string>;
   /** The bytes to send for a photo (the file, or a scaled-down copy). */
   preparePhoto: (file: File, size: PhotoToSend['size']) => Promise<Blob>;
   notifyError: (message: string) => void;
@@ -39,6 +40,8 @@ export function useTrainingUpload(options: Options) {
   const start = useCallback(async (photos: readonly PhotoToSend[], subject: { gender: Gender; ethnicity: Ethnicity; age: number }) => {
     const mine = ++run.current;
     const current = () => mine === run.current;
+    // One Upload click, one Idempotency-Key.
+    const key = newActionKey();
     const names = photos.map((p) => p.file.name);
     setError(null);
     const images: string[] = [];
@@ -61,7 +64,7 @@ export function useTrainingUpload(options: Options) {
     }
     setProgress({ phase: 'sending', count: photos.length, bytes });
     try {
-      const taskId = await optionsRef.current.uploadPhotos({ images, ...subject });
+      const taskId = await optionsRef.current.uploadPhotos({ images, ...subject }, key);
       if (!current()) return;
       setProgress({ phase: 'idle' });
       optionsRef.current.onUploaded(taskId, names);

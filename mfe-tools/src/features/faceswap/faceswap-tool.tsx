@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useSearchParams } from '@aim/shared-kit/router';
 import { Button, Heading, HStack, SimpleGrid, Stack, Text } from '@aim/shared-kit/ui';
 import { saveBlob } from '@aim/shared-kit/download';
+import { newActionKey } from '../tasks/create-call.ts';
 import { useLiveTask } from '../tasks/use-live-task.ts';
 import type { FaceswapGateway } from './gateway.ts';
 import {
@@ -91,10 +92,10 @@ export function FaceswapTool({ gateway, notifyError }: FaceswapToolProps) {
     const mine = ++run.current;
     setGenerating(true);
     try {
-      const id = await gateway.faceswap(source.url, target.url);
+      const id = await gateway.faceswap(source.url, target.url, newActionKey());
       if (mine === run.current) setTaskId(id);
     } catch {
-      // The API client has already shown the server's message.
+      // The gateway has already shown the server's message.
     } finally {
       if (mine === run.current) setGenerating(false);
     }

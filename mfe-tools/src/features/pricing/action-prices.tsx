@@ -3,7 +3,7 @@
 // every submit holds from; GET /pricing lists the same). Without a provider (or until the catalog
 // arrives, or when it cannot be read) the buttons show no price: never a guessed one.
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
-import { useApiClient } from '@aim/shared-kit/api';
+import { useApi } from '@aim/shared-kit/api';
 import { useUserRow } from '@aim/shared-kit/session';
 import { chakra } from '@aim/shared-kit/ui';
 
@@ -25,14 +25,14 @@ export function pricesOf(actions: readonly CatalogAction[] | undefined): ActionP
 
 /** The provider of the remote's screens: the catalog read once with the signed-in user's API client. */
 export function ApiActionPricesProvider({ children }: { children: ReactNode }) {
-  const api = useApiClient();
+  const api = useApi();
   const hasKey = !!useUserRow().row?.api_key;
   const [prices, setPrices] = useState<ActionPrices | null>(null);
   useEffect(() => {
     if (!hasKey) return;
     const abort = new AbortController();
     api
-      .get<{ actions?: CatalogAction[] }>('/billing/config', { toastOnError: false, signal: abort.signal })
+      .get('/billing/config', { toastOnError: false, signal: abort.signal })
       .then((config) => setPrices(pricesOf(config.actions)))
       // no catalog: the buttons show no price
       .catch(() => undefined);

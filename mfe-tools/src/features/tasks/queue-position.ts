@@ -1,6 +1,6 @@
 // A queued task's place in line (POST /fetch's queue_position, server docs: "Queue position"):
 // read through the API client, shown beside the progress as 'In queue (n ahead)'. Free of React.
-import type { ApiClient } from '@aim/shared-kit/api';
+import type { TypedApi } from '@aim/shared-kit/api';
 
 /** Where a queued task stands: the jobs of its engine that start before it, and the server's estimate. */
 export type QueuePosition = { ahead: number; estimatedStartAt: string | null };
@@ -18,8 +18,8 @@ export function queueLabel(ahead: number): string {
 }
 
 /** POST /fetch for its queue fields; null once the task no longer waits (or the server does not say). */
-export async function readQueuePosition(api: ApiClient, taskId: string, signal: AbortSignal): Promise<QueuePosition | null> {
+export async function readQueuePosition(api: TypedApi, taskId: string, signal: AbortSignal): Promise<QueuePosition | null> {
   // polled in the background: a failed read shows no toast, the next one may work
-  const task = await api.post<{ queue_position?: number; estimated_start_at?: string | null }>('/fetch', { task_id: taskId }, { toastOnError: false, signal });
+  const task = await api.post('/fetch', { body: { task_id: taskId }, toastOnError: false, signal });
   return typeof task?.queue_position === 'number' ? { ahead: task.queue_position, estimatedStartAt: task.estimated_start_at ?? null } : null;
 }

@@ -3,7 +3,7 @@
 // API client, and the fetch of a result picture. Each screen's gateway is built from these.
 // Rows come out with an older `success` status read as `finished` (shared-kit's
 // withNormalizedStatus), so the screens only ever see finished.
-import type { ApiClient, RequestOptions } from '@aim/shared-kit/api';
+import type { RequestOptions, TypedApi } from '@aim/shared-kit/api';
 import { withNormalizedStatus } from '@aim/shared-kit/domain';
 import type { getSupabaseClient } from '@aim/shared-kit/supabase';
 
@@ -58,10 +58,10 @@ export function createTaskSource<T>(supabase: SupabaseClient, channelPrefix: str
 }
 
 /** POST /upload (multipart field `image`) → the URL the server stored the picture under. */
-export async function uploadImage(api: ApiClient, file: File, options?: RequestOptions): Promise<string> {
+export async function uploadImage(api: TypedApi, file: File, options?: Omit<RequestOptions, 'body'>): Promise<string> {
   const form = new FormData();
   form.append('image', file);
-  return (await api.post<{ imageURL: string }>('/upload', form, options)).imageURL;
+  return (await api.post('/upload', { ...options, body: form })).imageURL;
 }
 
 /** The bytes of a result picture (its URL is a media URL, not an API call). */

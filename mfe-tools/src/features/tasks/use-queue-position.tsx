@@ -2,7 +2,7 @@
 // QueuePositionProvider gives (the app's reads POST /fetch with the user's key). Without a
 // provider nothing is read and the progress shows the status alone.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useState } from 'react';
-import { useApiClient } from '@aim/shared-kit/api';
+import { useApi } from '@aim/shared-kit/api';
 import { isQueuedStatus, type QueuePositionReader, readQueuePosition } from './queue-position.ts';
 
 const QueuePositionContext = createContext<QueuePositionReader | null>(null);
@@ -16,7 +16,7 @@ export function QueuePositionProvider({ read, children }: { read: QueuePositionR
 
 /** The provider of the remote's screens: positions read with the signed-in user's API client. */
 export function ApiQueuePositionProvider({ children }: { children: ReactNode }) {
-  const api = useApiClient();
+  const api = useApi();
   const read = useCallback<QueuePositionReader>((taskId, signal) => readQueuePosition(api, taskId, signal), [api]);
   return <QueuePositionProvider read={read}>{children}</QueuePositionProvider>;
 }

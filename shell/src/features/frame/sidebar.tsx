@@ -116,31 +116,43 @@ export function SidebarDrawer() {
   }, []);
 
   return (
-    <Dialog.Root open={open} onOpenChange={(e) => setOpen(e.open)} size="full" motionPreset="slide-in-left" lazyMount unmountOnExit>
-      <Dialog.Trigger asChild>
-        <IconButton size="sm" variant="ghost" aria-label="Open menu" data-testid="menu-button" hideFrom={DRAWER_BELOW} flexShrink={0}>
-          <span aria-hidden>☰</span>
-        </IconButton>
-      </Dialog.Trigger>
-      <Portal>
-        <Dialog.Backdrop />
-        <Dialog.Positioner justifyContent="flex-start">
-          <Dialog.Content data-testid="sidebar-drawer" w="72" maxW="calc(100vw - 3rem)" mx="0" rounded="none">
-            <HStack justify="space-between" px="4" h="16" flexShrink={0}>
-              <Dialog.Title fontWeight="bold" fontSize="lg" color="brand.fg">
-                AI Media
-              </Dialog.Title>
-              <Dialog.CloseTrigger asChild position="static">
-                <CloseButton size="sm" aria-label="Close menu" />
-              </Dialog.CloseTrigger>
-            </HStack>
-            <Flex as="nav" aria-label="Main" direction="column" flex="1" minH="0">
-              <SidebarContent collapsed={false} onNavigate={() => setOpen(false)} withThemeSwitch />
-            </Flex>
-          </Dialog.Content>
-        </Dialog.Positioner>
-      </Portal>
-    </Dialog.Root>
+    <>
+      {/* Outside the dialog: a closed Dialog.Root renders nothing until Chakra's lazy chunk is
+          there, and it no longer fetches that chunk before the page's content (shared-kit/src/ui.ts) */}
+      <IconButton
+        size="sm"
+        variant="ghost"
+        aria-label="Open menu"
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        data-testid="menu-button"
+        hideFrom={DRAWER_BELOW}
+        flexShrink={0}
+        onClick={() => setOpen(true)}
+      >
+        <span aria-hidden>☰</span>
+      </IconButton>
+      <Dialog.Root open={open} onOpenChange={(e) => setOpen(e.open)} size="full" motionPreset="slide-in-left" lazyMount unmountOnExit>
+        <Portal>
+          <Dialog.Backdrop />
+          <Dialog.Positioner justifyContent="flex-start">
+            <Dialog.Content data-testid="sidebar-drawer" w="72" maxW="calc(100vw - 3rem)" mx="0" rounded="none">
+              <HStack justify="space-between" px="4" h="16" flexShrink={0}>
+                <Dialog.Title fontWeight="bold" fontSize="lg" color="brand.fg">
+                  AI Media
+                </Dialog.Title>
+                <Dialog.CloseTrigger asChild position="static">
+                  <CloseButton size="sm" aria-label="Close menu" />
+                </Dialog.CloseTrigger>
+              </HStack>
+              <Flex as="nav" aria-label="Main" direction="column" flex="1" minH="0">
+                <SidebarContent collapsed={false} onNavigate={() => setOpen(false)} withThemeSwitch />
+              </Flex>
+            </Dialog.Content>
+          </Dialog.Positioner>
+        </Portal>
+      </Dialog.Root>
+    </>
   );
 }
 

@@ -1,5 +1,7 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { Alert, Badge, Box, Button, Card, CloseButton, Code, Dialog, Field, HStack, NativeSelect, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
+import { useState } from 'react';
+import { Alert, Badge, Box, Button, Card, Code, Dialog, Field, HStack, NativeSelect, Stack, Table, Text } from '@aim/shared-kit/ui';
+import { DialogShell } from '@aim/shared-kit/dialog-shell';
+import { useQuery } from '@aim/shared-kit/query';
 import {
   DELIVERY_STATUSES,
   describeLastResult,
@@ -31,7 +33,7 @@ type Props = {
 
 type State = { status: 'loading' | 'ready' | 'error'; deliveries: Delivery[]; pollFailed: boolean };
 
-const noPaused = () => Promise.resolve<PausedEndpoint[] | null>([]);
+const noPaused = () => Promise.resolve<PausedEndpoint[]>([]);
 
 const COLUMNS = ['Event', 'Task', 'Time', 'Attempts', 'Last status', 'Latency', 'Next retry', 'Status', 'Actions'];
 
@@ -42,52 +44,24 @@ const COLUMNS = ['Event', 'Task', 'Time', 'Attempts', 'Last status', 'Latency', 
  */
 export function DeliveryConsole({ list, resend, sendTest, listPaused, resume, hasWebhookUrl, pollMs = DELIVERY_POLL_MS }: Props) {
   const [filter, setFilter] = useState<StatusFilter>('all');
-  const [state, setState] = useState<State>({ status: 'loading', deliveries: [], pollFailed: false });
   const [detailId, setDetailId] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
-  const [paused, setPaused] = useState<PausedEndpoint[]>([]);
-  const inFlight = useRef<AbortController | null>(null);
-
-  const load = useCallback(
-    async (mode: 'reset' | 'poll') => {
-      inFlight.current?.abort();
-      const controller = new AbortController();
-      inFlight.current = controller;
-      if (mode === 'reset') setState({ status: 'loading', deliveries: [], pollFailed: false });
-      // the paused URLs are extra: when they cannot be read the last answer stays
-      const pausedRead = (listPaused ? listPaused(controller.signal) : noPaused()).catch(() => null);
-      try {
-        const deliveries = await list(filter, controller.signal);
-        const pausedNow = await pausedRead;
-        if (controller.signal.aborted) return;
-        setState({ status: 'ready', deliveries, pollFailed: false });
-        if (pausedNow) setPaused(pausedNow);
-      } catch {
-        if (controller.signal.aborted) return;
-        setState((prev) => (prev.status === 'ready' ? { ...prev, pollFailed: true } : { status: 'error', deliveries: [], pollFailed: false }));
-      }
-    },
-    [list, listPaused, filter],
-  );
-
-  useEffect(() => {
-    void load('reset');
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') void load('poll');
-    }, pollMs);
-    const onVisible = () => document.visibilityState === 'visible' && void load('poll');
-    document.addEventListener('visibilitychange', onVisible);
-    return () => {
-      clearInterval(timer);
-      document.removeEventListener('visibilitychange', onVisible);
-      inFlight.current?.abort();
-    };
-  }, [load, pollMs]);
+  // Live: read again every `pollMs` while the page is visible, and when it becomes visible again.
+  // A filter is its own key: a new filter starts from loading, and the one left is dropped.
+  const live = { refetchInterval: pollMs, refetchOnWindowFocus: 'always', gcTime: 0 } as const;
+  const deliveries = useQuery({ queryKey: ['developer', 'webhook-deliveries', filter], queryFn: ({ signal }) => list(filter, signal), ...live });
+  // the paused URLs are extra: when they cannot be read the last answer stays
+  const pausedQuery = useQuery({ queryKey: ['developer', 'webhook-paused'], queryFn: ({ signal }) => (listPaused ? listPaused(signal) : noPaused()), ...live });
+  const paused = pausedQuery.data ?? [];
+  const state: State = deliveries.data
+    ? { status: 'ready', deliveries: deliveries.data, pollFailed: deliveries.isError }
+    : { status: deliveries.isError && !deliveries.isFetching ? 'error' : 'loading', deliveries: [], pollFailed: false };
+  const load = () => Promise.all([deliveries.refetch(), pausedQuery.refetch()]);
 
   async function run(key: string, action: () => Promise<boolean>) {
     setBusy(key);
     try {
-      if (await action()) await load('poll');
+      if (await action()) await load();
     } finally {
       setBusy(null);
     }
@@ -184,7 +158,7 @@ export function DeliveryConsole({ list, resend, sendTest, listPaused, resume, ha
             <Text textStyle="sm" color="fg.error">
               Live updates paused: the deliveries could not be refreshed.
             </Text>
-            <Button size="xs" variant="outline" onClick={() => void load('poll')}>
+            <Button size="xs" variant="outline" onClick={() => void load()}>
               Retry
             </Button>
           </HStack>
@@ -208,7 +182,7 @@ export function DeliveryConsole({ list, resend, sendTest, listPaused, resume, ha
                     {state.status === 'error' ? (
                       <Stack align="center" gap="3" role="alert">
                         <Text>{WEBHOOK_TEXTS.deliveriesLoadFailed}</Text>
-                        <Button size="sm" variant="outline" onClick={() => void load('reset')}>
+                        <Button size="sm" variant="outline" onClick={() => void load()}>
                           Retry
                         </Button>
                       </Stack>
@@ -261,79 +235,66 @@ export function DeliveryConsole({ list, resend, sendTest, listPaused, resume, ha
         </Table.ScrollArea>
       </Card.Body>
 
-      <Dialog.Root open={detail !== null} onOpenChange={(e) => !e.open && setDetailId(null)} size="lg" placement="center" scrollBehavior="inside">
-        <Portal>
-          <Dialog.Backdrop />
-          <Dialog.Positioner>
-            <Dialog.Content data-testid="delivery-detail">
-              <Dialog.Header>
-                <Dialog.Title>
-                  {detail?.event} delivery <Code size="sm">{detail?.id}</Code>
-                </Dialog.Title>
-              </Dialog.Header>
-              <Dialog.Body>
-                {detail && (
-                  <Stack gap="4">
-                    <Text textStyle="sm" color="fg.muted" overflowWrap="anywhere">
-                      {detail.status} · to {detail.url} · created {formatUtc(detail.created_at)}
-                      {detail.task_id ? ` · task ${detail.task_id}` : ''}
-                    </Text>
-                    <Stack gap="1">
-                      <Text as="h3" textStyle="sm" fontWeight="semibold">
-                        Payload
-                      </Text>
-                      <Code as="pre" display="block" whiteSpace="pre-wrap" wordBreak="break-all" p="3" fontSize="xs" data-testid="delivery-payload">
-                        {JSON.stringify(detail.payload, null, 2)}
-                      </Code>
-                    </Stack>
-                    <Stack gap="2">
-                      <Text as="h3" textStyle="sm" fontWeight="semibold">
-                        Attempts
-                      </Text>
-                      {detail.attempts.length === 0 ? (
-                        <Text textStyle="sm" color="fg.muted">
-                          Not attempted yet.
+      <DialogShell
+        open={detail !== null}
+        onClose={() => setDetailId(null)}
+        title={
+          <>
+            {detail?.event} delivery <Code size="sm">{detail?.id}</Code>
+          </>
+        }
+        testId="delivery-detail"
+        size="lg"
+        scrollBehavior="inside"
+      >
+        <Dialog.Body>
+          {detail && (
+            <Stack gap="4">
+              <Text textStyle="sm" color="fg.muted" overflowWrap="anywhere">
+                {detail.status} · to {detail.url} · created {formatUtc(detail.created_at)}
+                {detail.task_id ? ` · task ${detail.task_id}` : ''}
+              </Text>
+              <Stack gap="1">
+                <Text as="h3" textStyle="sm" fontWeight="semibold">
+                  Payload
+                </Text>
+                <Code as="pre" display="block" whiteSpace="pre-wrap" wordBreak="break-all" p="3" fontSize="xs" data-testid="delivery-payload">
+                  {JSON.stringify(detail.payload, null, 2)}
+                </Code>
+              </Stack>
+              <Stack gap="2">
+                <Text as="h3" textStyle="sm" fontWeight="semibold">
+                  Attempts
+                </Text>
+                {detail.attempts.length === 0 ? (
+                  <Text textStyle="sm" color="fg.muted">
+                    Not attempted yet.
+                  </Text>
+                ) : (
+                  <Stack as="ol" gap="3" listStyleType="none" data-testid="delivery-attempts">
+                    {detail.attempts.map((a) => (
+                      <Box as="li" key={a.attempt} borderWidth="1px" rounded="l2" p="3" data-testid="delivery-attempt">
+                        <Text textStyle="sm" fontWeight="medium">
+                          Attempt {a.attempt} · {formatUtc(a.at)} · {a.status_code ?? 'no answer'} · {formatLatency(a.latency_ms)}
                         </Text>
-                      ) : (
-                        <Stack as="ol" gap="3" listStyleType="none" data-testid="delivery-attempts">
-                          {detail.attempts.map((a) => (
-                            <Box as="li" key={a.attempt} borderWidth="1px" rounded="l2" p="3" data-testid="delivery-attempt">
-                              <Text textStyle="sm" fontWeight="medium">
-                                Attempt {a.attempt} · {formatUtc(a.at)} · {a.status_code ?? 'no answer'} · {formatLatency(a.latency_ms)}
-                              </Text>
-                              {a.error && (
-                                <Text textStyle="xs" color="fg.error">
-                                  {a.error}
-                                </Text>
-                              )}
-                              <Code
-                                as="pre"
-                                display="block"
-                                whiteSpace="pre-wrap"
-                                wordBreak="break-all"
-                                mt="2"
-                                p="2"
-                                fontSize="xs"
-                                aria-label="Response excerpt"
-                              >
-                                {a.response_excerpt || '(empty response)'}
-                              </Code>
-                            </Box>
-                          ))}
-                        </Stack>
-                      )}
-                    </Stack>
+                        {a.error && (
+                          <Text textStyle="xs" color="fg.error">
+                            {a.error}
+                          </Text>
+                        )}
+                        <Code as="pre" display="block" whiteSpace="pre-wrap" wordBreak="break-all" mt="2" p="2" fontSize="xs" aria-label="Response excerpt">
+                          {a.response_excerpt || '(empty response)'}
+                        </Code>
+                      </Box>
+                    ))}
                   </Stack>
                 )}
-              </Dialog.Body>
-              <Dialog.Footer>{detail && resendButton(detail, 'Resend this delivery')}</Dialog.Footer>
-              <Dialog.CloseTrigger asChild>
-                <CloseButton size="sm" aria-label="Close" />
-              </Dialog.CloseTrigger>
-            </Dialog.Content>
-          </Dialog.Positioner>
-        </Portal>
-      </Dialog.Root>
+              </Stack>
+            </Stack>
+          )}
+        </Dialog.Body>
+        <Dialog.Footer>{detail && resendButton(detail, 'Resend this delivery')}</Dialog.Footer>
+      </DialogShell>
     </Card.Root>
   );
 }

@@ -1,5 +1,7 @@
-import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
-import { Alert, Badge, Button, Card, chakra, CloseButton, Code, Dialog, Field, HStack, Input, Portal, Stack, Table, Text } from '@aim/shared-kit/ui';
+import { type FormEvent, useCallback, useRef, useState } from 'react';
+import { Alert, Badge, Button, Card, chakra, Code, Dialog, Field, HStack, Input, Stack, Table, Text } from '@aim/shared-kit/ui';
+import { DialogShell } from '@aim/shared-kit/dialog-shell';
+import { useQuery, useQueryClient } from '@aim/shared-kit/query';
 import {
   type CreatedNamedKey,
   EMPTY_FORM,
@@ -36,35 +38,35 @@ type Props = {
 
 type ListState = { status: 'loading' } | { status: 'error' } | { status: 'ready'; keys: NamedKey[] };
 
+/** The named keys on the page's QueryClient. */
+const NAMED_KEYS = ['developer', 'named-keys'] as const;
+
 const COLUMNS = ['Name', 'Key', 'Scopes', 'Created', 'Last used', 'Expires', 'Used this month', 'Status', 'Actions'] as const;
 const STATE_COLOR = { active: 'green', expired: 'orange', revoked: 'gray' } as const;
 
 /** Named, scoped keys below the primary key card: the table, Create (shown once) and Revoke. */
 export function NamedKeysCard({ list, create, revoke, onCopy, onCreateFailed }: Props) {
-  const [state, setState] = useState<ListState>({ status: 'loading' });
-  const [reloads, setReloads] = useState(0);
+  const client = useQueryClient();
+  const query = useQuery({ queryKey: NAMED_KEYS, queryFn: ({ signal }) => list(signal) });
+  const state: ListState =
+    query.isFetching || !(query.data || query.isError)
+      ? { status: 'loading' }
+      : query.data && !query.isError
+        ? { status: 'ready', keys: query.data }
+        : { status: 'error' };
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<NamedKey | null>(null);
   const [busy, setBusy] = useState(false);
 
-  useEffect(() => {
-    const abort = new AbortController();
-    setState({ status: 'loading' });
-    list(abort.signal).then(
-      (keys) => !abort.signal.aborted && setState({ status: 'ready', keys }),
-      () => !abort.signal.aborted && setState({ status: 'error' }),
-    );
-    return () => abort.abort();
-  }, [list, reloads]);
-
-  const upsert = useCallback((key: NamedKey) => {
-    setState((s) => {
-      if (s.status !== 'ready') return s;
-      const others = s.keys.filter((k) => k.id !== key.id);
-      const at = s.keys.findIndex((k) => k.id === key.id);
-      return { status: 'ready', keys: at === -1 ? [key, ...others] : s.keys.map((k) => (k.id === key.id ? key : k)) };
-    });
-  }, []);
+  const upsert = useCallback(
+    (key: NamedKey) =>
+      client.setQueryData<NamedKey[]>(NAMED_KEYS, (keys) => {
+        if (!keys) return keys;
+        const at = keys.findIndex((k) => k.id === key.id);
+        return at === -1 ? [key, ...keys] : keys.map((k) => (k.id === key.id ? key : k));
+      }),
+    [client],
+  );
 
   async function confirmRevoke() {
     if (!revoking) return;
@@ -96,7 +98,7 @@ export function NamedKeysCard({ list, create, revoke, onCopy, onCreateFailed }: 
           <Alert.Root status="error" data-testid="named-keys-error">
             <Alert.Indicator />
             <Alert.Title flex="1">{T.loadFailed}</Alert.Title>
-            <Button size="xs" variant="outline" onClick={() => setReloads((n) => n + 1)}>
+            <Button size="xs" variant="outline" onClick={() => void query.refetch()}>
               Retry
             </Button>
           </Alert.Root>
@@ -248,144 +250,135 @@ function CreateKeyDialog(props: {
     setForm((f) => ({ ...f, scopes: on ? [...new Set([...f.scopes, scope])] : f.scopes.filter((s) => s !== scope) }));
 
   return (
-    <Dialog.Root
+    <DialogShell
       open={open}
-      onOpenChange={(e) => !e.open && close()}
-      placement="center"
+      onClose={close}
+      testId="create-key-dialog"
       closeOnInteractOutside={!submitting && !created}
       initialFocusEl={() => nameRef.current}
+      closeDisabled={submitting}
     >
-      <Portal>
-        <Dialog.Backdrop />
-        <Dialog.Positioner>
-          <Dialog.Content data-testid="create-key-dialog">
-            {created ? (
-              <>
-                <Dialog.Header>
-                  <Dialog.Title>Your new key: {created.name}</Dialog.Title>
-                </Dialog.Header>
-                <Dialog.Body>
-                  <Stack gap="4">
-                    <Alert.Root status="warning">
-                      <Alert.Indicator />
-                      <Alert.Title>{T.shownOnce}</Alert.Title>
-                    </Alert.Root>
-                    <SecretValue testId="new-key-value">{created.key}</SecretValue>
+      {created ? (
+        <>
+          <Dialog.Header>
+            <Dialog.Title>Your new key: {created.name}</Dialog.Title>
+          </Dialog.Header>
+          <Dialog.Body>
+            <Stack gap="4">
+              <Alert.Root status="warning">
+                <Alert.Indicator />
+                <Alert.Title>{T.shownOnce}</Alert.Title>
+              </Alert.Root>
+              <SecretValue testId="new-key-value">{created.key}</SecretValue>
+            </Stack>
+          </Dialog.Body>
+          <Dialog.Footer>
+            <Button variant="outline" onClick={() => void onCopy(created.key)}>
+              Copy key
+            </Button>
+            <Button onClick={close}>Done</Button>
+          </Dialog.Footer>
+        </>
+      ) : (
+        <chakra.form onSubmit={(e) => void submit(e)} noValidate>
+          <Dialog.Header>
+            <Dialog.Title>Create an API key</Dialog.Title>
+          </Dialog.Header>
+          <Dialog.Body>
+            <Stack gap="4">
+              <Field.Root invalid={!!errors.name} required>
+                <Field.Label>Name</Field.Label>
+                <Input
+                  ref={nameRef}
+                  value={form.name}
+                  maxLength={NAME_MAX}
+                  placeholder="e.g. Production server"
+                  onChange={(e) => setForm((f) => ({ ...f, name: e.target.value }))}
+                  data-testid="new-key-name"
+                />
+                {errors.name && <Field.ErrorText>{errors.name}</Field.ErrorText>}
+              </Field.Root>
+              <Field.Root invalid={!!errors.scopes}>
+                <chakra.fieldset border="0" p="0" m="0" minW="0">
+                  <chakra.legend textStyle="sm" fontWeight="medium" mb="1.5">
+                    Scopes
+                  </chakra.legend>
+                  <Stack gap="2">
+                    {KEY_SCOPES.map((scope) => (
+                      <chakra.label key={scope} display="flex" gap="2" alignItems="start" cursor="pointer">
+                        <chakra.input
+                          type="checkbox"
+                          mt="1"
+                          w="4"
+                          h="4"
+                          accentColor="colorPalette.solid"
+                          checked={form.scopes.includes(scope)}
+                          onChange={(e) => toggleScope(scope, e.target.checked)}
+                          data-testid={`new-key-scope-${scope}`}
+                        />
+                        <span>
+                          <Text as="span" fontWeight="medium">
+                            {scope}
+                          </Text>
+                          <Text as="span" color="fg.muted" textStyle="sm">
+                            {' '}
+                            — {SCOPE_HELP[scope]}
+                          </Text>
+                        </span>
+                      </chakra.label>
+                    ))}
                   </Stack>
-                </Dialog.Body>
-                <Dialog.Footer>
-                  <Button variant="outline" onClick={() => void onCopy(created.key)}>
-                    Copy key
-                  </Button>
-                  <Button onClick={close}>Done</Button>
-                </Dialog.Footer>
-              </>
-            ) : (
-              <chakra.form onSubmit={(e) => void submit(e)} noValidate>
-                <Dialog.Header>
-                  <Dialog.Title>Create an API key</Dialog.Title>
-                </Dialog.Header>
-                <Dialog.Body>
-                  <Stack gap="4">
-                    <Field.Root invalid={!!errors.name} required>
-                      <Field.Label>Name</Field.Label>
-                      <Input
-                        ref={nameRef}
-                        value={form.name}
-                        maxLength={NAME_MAX}
-                        placeholder="e.g. Production server"
-                        onChange={(e) => setForm((f) => ({ ...f, name: e.target.value }))}
-                        data-testid="new-key-name"
-                      />
-                      {errors.name && <Field.ErrorText>{errors.name}</Field.ErrorText>}
-                    </Field.Root>
-                    <Field.Root invalid={!!errors.scopes}>
-                      <chakra.fieldset border="0" p="0" m="0" minW="0">
-                        <chakra.legend textStyle="sm" fontWeight="medium" mb="1.5">
-                          Scopes
-                        </chakra.legend>
-                        <Stack gap="2">
-                          {KEY_SCOPES.map((scope) => (
-                            <chakra.label key={scope} display="flex" gap="2" alignItems="start" cursor="pointer">
-                              <chakra.input
-                                type="checkbox"
-                                mt="1"
-                                w="4"
-                                h="4"
-                                accentColor="colorPalette.solid"
-                                checked={form.scopes.includes(scope)}
-                                onChange={(e) => toggleScope(scope, e.target.checked)}
-                                data-testid={`new-key-scope-${scope}`}
-                              />
-                              <span>
-                                <Text as="span" fontWeight="medium">
-                                  {scope}
-                                </Text>
-                                <Text as="span" color="fg.muted" textStyle="sm">
-                                  {' '}
-                                  — {SCOPE_HELP[scope]}
-                                </Text>
-                              </span>
-                            </chakra.label>
-                          ))}
-                        </Stack>
-                      </chakra.fieldset>
-                      {errors.scopes && <Field.ErrorText>{errors.scopes}</Field.ErrorText>}
-                    </Field.Root>
-                    <Field.Root invalid={!!errors.expiresOn}>
-                      <Field.Label>Expires on (optional)</Field.Label>
-                      <Input
-                        type="date"
-                        min={todayUtc()}
-                        value={form.expiresOn}
-                        onChange={(e) => setForm((f) => ({ ...f, expiresOn: e.target.value }))}
-                        data-testid="new-key-expires"
-                      />
-                      {errors.expiresOn ? (
-                        <Field.ErrorText>{errors.expiresOn}</Field.ErrorText>
-                      ) : (
-                        <Field.HelperText>The key stops working at the end of that day (UTC). Blank: never.</Field.HelperText>
-                      )}
-                    </Field.Root>
-                    <Field.Root invalid={!!errors.monthlyLimit}>
-                      <Field.Label>Monthly credit limit (optional)</Field.Label>
-                      <Input
-                        inputMode="numeric"
-                        value={form.monthlyLimit}
-                        placeholder="No limit"
-                        onChange={(e) => setForm((f) => ({ ...f, monthlyLimit: e.target.value }))}
-                        data-testid="new-key-limit"
-                      />
-                      {errors.monthlyLimit ? (
-                        <Field.ErrorText>{errors.monthlyLimit}</Field.ErrorText>
-                      ) : (
-                        <Field.HelperText>Credits this key's tasks may use per calendar month (UTC); refunds count back.</Field.HelperText>
-                      )}
-                    </Field.Root>
-                    {serverError && (
-                      <Alert.Root status="error" data-testid="create-key-error">
-                        <Alert.Indicator />
-                        <Alert.Title>{serverError}</Alert.Title>
-                      </Alert.Root>
-                    )}
-                  </Stack>
-                </Dialog.Body>
-                <Dialog.Footer>
-                  <Button variant="outline" onClick={close} disabled={submitting}>
-                    Cancel
-                  </Button>
-                  <Button type="submit" loading={submitting} loadingText="Creating...">
-                    Create key
-                  </Button>
-                </Dialog.Footer>
-              </chakra.form>
-            )}
-            <Dialog.CloseTrigger asChild disabled={submitting}>
-              <CloseButton size="sm" aria-label="Close" />
-            </Dialog.CloseTrigger>
-          </Dialog.Content>
-        </Dialog.Positioner>
-      </Portal>
-    </Dialog.Root>
+                </chakra.fieldset>
+                {errors.scopes && <Field.ErrorText>{errors.scopes}</Field.ErrorText>}
+              </Field.Root>
+              <Field.Root invalid={!!errors.expiresOn}>
+                <Field.Label>Expires on (optional)</Field.Label>
+                <Input
+                  type="date"
+                  min={todayUtc()}
+                  value={form.expiresOn}
+                  onChange={(e) => setForm((f) => ({ ...f, expiresOn: e.target.value }))}
+                  data-testid="new-key-expires"
+                />
+                {errors.expiresOn ? (
+                  <Field.ErrorText>{errors.expiresOn}</Field.ErrorText>
+                ) : (
+                  <Field.HelperText>The key stops working at the end of that day (UTC). Blank: never.</Field.HelperText>
+                )}
+              </Field.Root>
+              <Field.Root invalid={!!errors.monthlyLimit}>
+                <Field.Label>Monthly credit limit (optional)</Field.Label>
+                <Input
+                  inputMode="numeric"
+                  value={form.monthlyLimit}
+                  placeholder="No limit"
+                  onChange={(e) => setForm((f) => ({ ...f, monthlyLimit: e.target.value }))}
+                  data-testid="new-key-limit"
+                />
+                {errors.monthlyLimit ? (
+                  <Field.ErrorText>{errors.monthlyLimit}</Field.ErrorText>
+                ) : (
+                  <Field.HelperText>Credits this key's tasks may use per calendar month (UTC); refunds count back.</Field.HelperText>
+                )}
+              </Field.Root>
+              {serverError && (
+                <Alert.Root status="error" data-testid="create-key-error">
+                  <Alert.Indicator />
+                  <Alert.Title>{serverError}</Alert.Title>
+                </Alert.Root>
+              )}
+            </Stack>
+          </Dialog.Body>
+          <Dialog.Footer>
+            <Button variant="outline" onClick={close} disabled={submitting}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={submitting} loadingText="Creating...">
+              Create key
+            </Button>
+          </Dialog.Footer>
+        </chakra.form>
+      )}
+    </DialogShell>
   );
 }

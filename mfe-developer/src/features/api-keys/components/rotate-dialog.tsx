@@ -1,5 +1,6 @@
 import { type ReactNode, useRef } from 'react';
-import { Button, CloseButton, Dialog, Portal } from '@aim/shared-kit/ui';
+import { Button, Dialog } from '@aim/shared-kit/ui';
+import { DialogShell } from '@aim/shared-kit/dialog-shell';
 
 /**
  * The confirmation before a rotation (the API key, the webhook signing secret) or a named key's
@@ -20,38 +21,27 @@ export function RotateDialog(props: {
   const { open, onOpenChange, rotating, title, children, onConfirm, testId, confirmLabel = 'Rotate', busyLabel = 'Rotating...' } = props;
   const cancelRef = useRef<HTMLButtonElement>(null);
   return (
-    <Dialog.Root
+    <DialogShell
       role="alertdialog"
       open={open}
-      onOpenChange={(e) => !rotating && onOpenChange(e.open)}
-      placement="center"
+      onClose={() => !rotating && onOpenChange(false)}
+      title={title}
+      testId={testId}
       closeOnInteractOutside={!rotating}
       initialFocusEl={() => cancelRef.current}
+      closeDisabled={rotating}
     >
-      <Portal>
-        <Dialog.Backdrop />
-        <Dialog.Positioner>
-          <Dialog.Content data-testid={testId}>
-            <Dialog.Header>
-              <Dialog.Title>{title}</Dialog.Title>
-            </Dialog.Header>
-            <Dialog.Body>{children}</Dialog.Body>
-            <Dialog.Footer>
-              <Dialog.ActionTrigger asChild>
-                <Button ref={cancelRef} variant="outline" disabled={rotating}>
-                  Cancel
-                </Button>
-              </Dialog.ActionTrigger>
-              <Button colorPalette="red" loading={rotating} loadingText={busyLabel} onClick={onConfirm}>
-                {confirmLabel}
-              </Button>
-            </Dialog.Footer>
-            <Dialog.CloseTrigger asChild disabled={rotating}>
-              <CloseButton size="sm" aria-label="Close" />
-            </Dialog.CloseTrigger>
-          </Dialog.Content>
-        </Dialog.Positioner>
-      </Portal>
-    </Dialog.Root>
+      <Dialog.Body>{children}</Dialog.Body>
+      <Dialog.Footer>
+        <Dialog.ActionTrigger asChild>
+          <Button ref={cancelRef} variant="outline" disabled={rotating}>
+            Cancel
+          </Button>
+        </Dialog.ActionTrigger>
+        <Button colorPalette="red" loading={rotating} loadingText={busyLabel} onClick={onConfirm}>
+          {confirmLabel}
+        </Button>
+      </Dialog.Footer>
+    </DialogShell>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Button, CloseButton, Dialog, Field, HStack, NativeSelect, Portal, Slider, Stack, Text, Textarea } from '@aim/shared-kit/ui';
+import { DialogShell } from '@aim/shared-kit/dialog-shell';
+import { Button, Dialog, Field, HStack, NativeSelect, Slider, Stack, Text, Textarea } from '@aim/shared-kit/ui';
 import { CUSTOM_ZOOM_RANGE, type CustomZoom, ZOOM_ASPECT_RATIOS, zoomRatioOf } from '../task-model.ts';
 
 type CustomZoomDialogProps = {
@@ -13,22 +14,9 @@ type CustomZoomDialogProps = {
 /** Custom Zoom: how far to zoom out (the API's zoom_ratio range), the canvas's shape, and what the new area shows. */
 export function CustomZoomDialog({ open, onClose, ...form }: CustomZoomDialogProps) {
   return (
-    <Dialog.Root open={open} onOpenChange={(e) => !e.open && onClose()} placement="center" lazyMount unmountOnExit>
-      <Portal>
-        <Dialog.Backdrop />
-        <Dialog.Positioner>
-          <Dialog.Content data-testid="custom-zoom">
-            <Dialog.Header>
-              <Dialog.Title>Custom Zoom</Dialog.Title>
-            </Dialog.Header>
-            <CustomZoomForm {...form} onCancel={onClose} />
-            <Dialog.CloseTrigger asChild>
-              <CloseButton size="sm" aria-label="Close" />
-            </Dialog.CloseTrigger>
-          </Dialog.Content>
-        </Dialog.Positioner>
-      </Portal>
-    </Dialog.Root>
+    <DialogShell open={open} onClose={onClose} title="Custom Zoom" testId="custom-zoom">
+      <CustomZoomForm {...form} onCancel={onClose} />
+    </DialogShell>
   );
 }
 

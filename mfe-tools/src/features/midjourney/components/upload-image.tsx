@@ -1,5 +1,6 @@
 import { useRef, useState } from 'react';
-import { Button, CloseButton, Dialog, Input, Portal, Stack, Text } from '@aim/shared-kit/ui';
+import { DialogShell } from '@aim/shared-kit/dialog-shell';
+import { Button, Dialog, Input, Stack, Text } from '@aim/shared-kit/ui';
 import { ACCEPTED_IMAGE_TYPES } from '@aim/shared-kit/domain';
 import { isAcceptedImage, UNSUPPORTED_IMAGE_MESSAGE } from '../../tasks/task-rules.ts';
 import { INSECURE_UPLOAD_URL_MESSAGE, shouldShowUploadUrl } from '../prompt-rules.ts';
@@ -63,54 +64,41 @@ export function UploadImage({ upload, mode, disabled, notifyError, onUseInPrompt
       <Button variant="outline" loading={busy} loadingText="Uploading..." disabled={disabled} onClick={() => input.current?.click()}>
         Upload image
       </Button>
-      <Dialog.Root open={outcome !== null} onOpenChange={(e) => !e.open && setOutcome(null)} placement="center">
-        <Portal>
-          <Dialog.Backdrop />
-          <Dialog.Positioner>
-            <Dialog.Content data-testid="upload-dialog">
-              <Dialog.Header>
-                <Dialog.Title>Image uploaded</Dialog.Title>
-              </Dialog.Header>
-              <Dialog.Body>
-                {outcome?.shown ? (
-                  <Stack gap="2">
-                    <Text color="fg.muted">Use this URL in a prompt to guide the picture.</Text>
-                    <Input readOnly value={outcome.url} aria-label="Image URL" data-testid="upload-url" onFocus={(e) => e.currentTarget.select()} />
-                  </Stack>
-                ) : (
-                  <Text data-testid="upload-url-hidden">{INSECURE_UPLOAD_URL_MESSAGE}</Text>
-                )}
-              </Dialog.Body>
-              <Dialog.Footer>
-                {outcome?.shown && (
-                  <>
-                    <Button variant="outline" onClick={() => void copy(outcome.url)}>
-                      {copied ? 'Copied' : 'Copy URL'}
-                    </Button>
-                    <Button
-                      colorPalette="brand"
-                      onClick={() => {
-                        onUseInPrompt(outcome.url);
-                        setOutcome(null);
-                      }}
-                    >
-                      Add to prompt
-                    </Button>
-                  </>
-                )}
-                {!outcome?.shown && (
-                  <Button variant="outline" onClick={() => setOutcome(null)}>
-                    Close
-                  </Button>
-                )}
-              </Dialog.Footer>
-              <Dialog.CloseTrigger asChild>
-                <CloseButton size="sm" aria-label="Close" />
-              </Dialog.CloseTrigger>
-            </Dialog.Content>
-          </Dialog.Positioner>
-        </Portal>
-      </Dialog.Root>
+      <DialogShell open={outcome !== null} onClose={() => setOutcome(null)} title="Image uploaded" testId="upload-dialog">
+        <Dialog.Body>
+          {outcome?.shown ? (
+            <Stack gap="2">
+              <Text color="fg.muted">Use this URL in a prompt to guide the picture.</Text>
+              <Input readOnly value={outcome.url} aria-label="Image URL" data-testid="upload-url" onFocus={(e) => e.currentTarget.select()} />
+            </Stack>
+          ) : (
+            <Text data-testid="upload-url-hidden">{INSECURE_UPLOAD_URL_MESSAGE}</Text>
+          )}
+        </Dialog.Body>
+        <Dialog.Footer>
+          {outcome?.shown && (
+            <>
+              <Button variant="outline" onClick={() => void copy(outcome.url)}>
+                {copied ? 'Copied' : 'Copy URL'}
+              </Button>
+              <Button
+                colorPalette="brand"
+                onClick={() => {
+                  onUseInPrompt(outcome.url);
+                  setOutcome(null);
+                }}
+              >
+                Add to prompt
+              </Button>
+            </>
+          )}
+          {!outcome?.shown && (
+            <Button variant="outline" onClick={() => setOutcome(null)}>
+              Close
+            </Button>
+          )}
+        </Dialog.Footer>
+      </DialogShell>
     </>
   );
 }
