@@ -10723,7 +10723,7 @@ export type paths = {
         };
         /**
          * Stream all your tasks’ events (SSE)
-         * @description Server-sent events of every task of your account as it changes (created, progress, completed, failed), the same events as GET /tasks/{task_id}/events; open until you close it. `type` keeps only some task types. Without `Last-Event-ID` it starts with the next change; with it, with the current state of every task that changed after that id (of the last 2 days, at most 500). Same authentication, rate limit and stream cap as the one-task stream.
+         * @description Server-sent events of every task of your account as it changes (created, progress, completed, failed), the same events as GET /tasks/{task_id}/events; open until you close it. `type` keeps only some task types. Without `Last-Event-ID` it starts with the next change; with it, with the current state of every task that changed after that id (of the last 2 days, at most 500), and of those that changed in the last 30 s (a change with a lower id may commit after one with a higher id), so the latest state of such a task may come twice. Same authentication, rate limit and stream cap as the one-task stream.
          */
         get: {
             parameters: {
