@@ -37,6 +37,7 @@ import { createClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
 import { migrate, openPostgres, type Db } from '../src/db/index.ts';
 import { signJwt } from '../src/index.ts';
+import { galleryTypes } from '../../mfe-assets/src/features/images/gallery-rules.ts';
 import { median, openBenchDatabase, percentile, seedGallery, startClient, startOwnServices } from './bench-support.ts';
 
 const { values } = parseArgs({
@@ -57,38 +58,9 @@ const concurrency = Number(values.concurrency);
 const burstRuns = Number(values['burst-runs']);
 const POOL = 10;
 
-/** The Images gallery's "All" tab under "Everything": galleryTypes('All', 'Everything') in mfe-assets. */
-const GALLERY_TYPES = [
-  'imagine',
-  'reroll',
-  'blend',
-  'inpaint',
-  'variation-1',
-  'variation-2',
-  'variation-3',
-  'variation-4',
-  'variation-strong',
-  'variation-subtle',
-  'pan-up',
-  'pan-down',
-  'pan-left',
-  'pan-right',
-  'upscale#1',
-  'upscale#2',
-  'upscale#3',
-  'upscale#4',
-  'upscale-creative',
-  'upscale-subtle',
-  'upscale-2x',
-  'upscale-4x',
-  'faceswap',
-  'ai-photo-generate',
-  'ideogram-imagine',
-  'ideogram-remix',
-  'ideogram-upscale',
-  'flux-imagine',
-];
-const GALLERY_PREFIXES = ['outpaint-'];
+// The Images gallery's "All" tab under "Everything", from the dashboard's own rule (not a copy
+// that could drift from what the gallery asks for)
+const { types: GALLERY_TYPES, prefixes: GALLERY_PREFIXES } = galleryTypes('All', 'Everything');
 /** Seeded types: five the gallery shows (one by prefix), two it hides. */
 const SEED_TYPES = ['imagine', 'upscale#1', 'variation-1', 'imagine-video', 'outpaint-left', 'upscale-2x', 'describe'];
 
